@@ -1,0 +1,104 @@
+import type { Server } from 'node:http';
+import { IdentitySigner, closeHttpServer, connectNats, createClient, createLogger, listen, type Closer, type Logger } from '@kith/platform';
+import { AuthService } from '@kith/proto/auth/v1/auth';
+import { ClientIpResolver } from './client-ip.js';
+import type { GatewayConfig } from './config.js';
+import { Cors } from './cors.js';
+import { createEdgeHandler } from './edge.js';
+import { Upstreams } from './proxy.js';
+import { TokenCache } from './token.cache.js';
+
+/** auth publishes here when sessions end (see services/auth/src/events/session.events.ts). */
+const SESSION_REVOKED_SUBJECT = 'kith.auth.sessions.revoked';
+const VALIDATE_DEADLINE_MS = 1500;
+
+export interface RunningGateway {
+  port: number;
+  server: Server;
+  logger: Logger;
+  tokens: TokenCache;
+  closers: Closer[];
+}
+
+export async function startGateway(config: GatewayConfig, logger = createLogger('gateway', config.LOG_LEVEL)): Promise<RunningGateway> {
+  const signer = await IdentitySigner.fromPem(config.INTERNAL_TOKEN_PRIVATE_KEY);
+  const auth = createClient(AuthService, config.AUTH_GRPC_ADDR, VALIDATE_DEADLINE_MS);
+  const tokens = new TokenCache(
+    async (token, clientIp) => {
+      const answer = await auth.validateToken({ token, clientIp });
+      return answer.valid ? { userId: answer.userId, sessionId: answer.sessionId } : null;
+    },
+    config.AUTH_CACHE_TTL_MS,
+    config.AUTH_CACHE_MAX_ENTRIES,
+  );
+
+  const nats = await connectNats(config.NATS_URL, 'gateway', logger);
+  const revocations = nats.subscribe(SESSION_REVOKED_SUBJECT);
+  void (async () => {
+    for await (const msg of revocations) {
+      try {
+        const { session_ids } = msg.json<{ session_ids: string[] }>();
+        if (Array.isArray(session_ids)) tokens.revoke(session_ids);
+      } catch (err) {
+        logger.warn({ err }, 'bad session revocation message');
+      }
+    }
+  })();
+
+  const upstreams = new Upstreams(
+    {
+      auth: config.AUTH_HTTP_URL,
+      social: config.SOCIAL_HTTP_URL,
+      invites: config.INVITES_HTTP_URL,
+      guilds: config.GUILDS_HTTP_URL,
+      integrations: config.INTEGRATIONS_HTTP_URL,
+      billing: config.BILLING_HTTP_URL,
+      webhooks: config.WEBHOOKS_HTTP_URL,
+      realtime: config.REALTIME_HTTP_URL,
+    },
+    {
+      connections: config.UPSTREAM_CONNECTIONS,
+      headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    },
+  );
+
+  let draining = false;
+  const handler = createEdgeHandler({
+    logger,
+    signer,
+    tokens,
+    upstreams,
+    clientIp: new ClientIpResolver(config.TRUSTED_PROXIES),
+    cors: new Cors(config.CORS_ORIGINS),
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    probes: {
+      async ready() {
+        const checks: Record<string, string> = { nats: nats.isClosed() ? 'closed' : 'ok', auth: 'ok' };
+        try {
+          await auth.validateToken({ token: '' }, { deadlineMs: 1000 });
+        } catch (err) {
+          checks.auth = err instanceof Error ? err.message : 'failed';
+        }
+        if (draining) checks.edge = 'draining';
+        return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
+      },
+    },
+  });
+  const { server, port } = await listen(handler, config.PORT, config.HOST);
+  logger.info({ port, url: `http://${config.HOST}:${port}/api/v9` }, 'gateway listening');
+
+  return {
+    port,
+    server,
+    logger,
+    tokens,
+    closers: [
+      async () => void (draining = true),
+      () => closeHttpServer(server),
+      () => upstreams.close(),
+      async () => auth.close(),
+      () => nats.drain(),
+    ],
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { baseConfig, configKeys, loadConfig } from '@kith/platform';
+
+const optionalUrl = configKeys.url(['http:', 'https:']).optional();
+
+export const gatewayConfigSchema = z.object({
+  ...baseConfig,
+  PORT: configKeys.port.default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  /** The address clients are told to use, for URLs the edge hands out. */
+  PUBLIC_URL: z.string().optional(),
+  INTERNAL_TOKEN_PRIVATE_KEY: z.string().min(1, 'an Ed25519 private key (PKCS8 PEM) is required'),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  /** Each service's HTTP base URL; a service left unset is not deployed and its paths answer 404. */
+  AUTH_HTTP_URL: optionalUrl.default('http://127.0.0.1:8101'),
+  SOCIAL_HTTP_URL: optionalUrl,
+  INVITES_HTTP_URL: optionalUrl,
+  GUILDS_HTTP_URL: optionalUrl,
+  INTEGRATIONS_HTTP_URL: optionalUrl,
+  BILLING_HTTP_URL: optionalUrl,
+  WEBHOOKS_HTTP_URL: optionalUrl,
+  REALTIME_HTTP_URL: optionalUrl,
+  /** Comma-separated addresses or CIDRs whose X-Forwarded-For is believed. */
+  TRUSTED_PROXIES: z.string().default(''),
+  /** Comma-separated browser origins allowed with credentials; `*` allows any origin without them. */
+  CORS_ORIGINS: z.string().default('*'),
+  /** How long a validated token is trusted without asking auth again; revocations evict at once. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  AUTH_CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(100_000),
+  UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  UPSTREAM_CONNECTIONS: z.coerce.number().int().positive().default(64),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
+});
+
+export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
+
+export const loadGatewayConfig = (env?: Record<string, string | undefined>): GatewayConfig => loadConfig(gatewayConfigSchema, env);

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, INTERNAL_IDENTITY_HEADER, UpstreamError, redactPath, type IdentitySigner, type Logger } from '@kith/platform';
+import type { ClientIpResolver } from './client-ip.js';
+import type { Cors } from './cors.js';
+import type { Upstreams } from './proxy.js';
+import { serviceFor, stripVersion } from './routes.table.js';
+import type { TokenCache } from './token.cache.js';
+
+export interface EdgeDeps {
+  logger: Logger;
+  signer: IdentitySigner;
+  tokens: TokenCache;
+  upstreams: Upstreams;
+  clientIp: ClientIpResolver;
+  cors: Cors;
+  maxBodyBytes: number;
+  /** Answers `/healthz` and `/readyz` of the edge itself. */
+  probes: { ready(): Promise<{ ready: boolean; checks: Record<string, string> }> };
+}
+
+/** Raw user token, `Bot <token>` or `Bearer <token>`. */
+function tokenOf(header: string): string {
+  const match = /^(?:Bot|Bearer)\s+(.+)$/i.exec(header);
+  return (match ? match[1]! : header).trim();
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(payload));
+  res.end(payload);
+}
+
+/**
+ * The edge's request handler: probes, CORS, versioned path → service, one token check, a signed
+ * identity for the service, and a streamed forward. Client-sent `X-Internal-*` never passes.
+ */
+export function createEdgeHandler(deps: EdgeDeps) {
+  const { logger } = deps;
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const rawUrl = req.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    const pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+    let service = '-';
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        {
+          request_id: requestId,
+          method: req.method,
+          path: redactPath(pathname),
+          service,
+          status: res.statusCode,
+          ms: Math.round(ms * 100) / 100,
+        },
+        'request',
+      );
+    });
+
+    handle().catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      if (err instanceof ApiError) return sendJson(res, err.status, err.body);
+      if (err instanceof UpstreamError) {
+        logger.warn({ request_id: requestId, service, status: err.status, reason: err.message }, 'upstream failure');
+        const text = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' }[err.status];
+        return sendJson(res, err.status, { code: 0, message: `${err.status}: ${text}` });
+      }
+      logger.error({ request_id: requestId, err }, 'edge failure');
+      sendJson(res, 500, { code: 0, message: '500: Internal Server Error' });
+    });
+
+    async function handle(): Promise<void> {
+      if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+      if (pathname === '/readyz') {
+        const { ready, checks } = await deps.probes.ready();
+        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks });
+      }
+      if (deps.cors.handle(req, res)) return;
+      const path = stripVersion(pathname);
+      const target = path === undefined ? undefined : serviceFor(path);
+      if (path === undefined || target === undefined || !deps.upstreams.has(target)) throw ApiError.notFound();
+      service = target;
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (length > deps.maxBodyBytes) return sendJson(res, 413, { code: 40005, message: 'Request entity too large' });
+
+      const clientIp = deps.clientIp.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+      const authorization = req.headers.authorization;
+      let owner = null;
+      if (authorization) {
+        owner = await deps.tokens.resolve(tokenOf(authorization), clientIp);
+        if (!owner) throw ApiError.unauthorized();
+      }
+      const fingerprint = req.headers['x-fingerprint'];
+      const identity = await deps.signer.sign(
+        {
+          userId: owner?.userId ?? null,
+          sessionId: owner?.sessionId ?? null,
+          clientIp,
+          requestId,
+          fingerprint: typeof fingerprint === 'string' ? fingerprint.slice(0, 128) : null,
+        },
+        target,
+      );
+      const headers = outboundHeaders(req.headers, identity, requestId, clientIp);
+      await deps.upstreams.forward(target, req, res, path + (queryAt === -1 ? '' : rawUrl.slice(queryAt)), headers);
+    }
+  };
+}
+
+/** What the service sees: the client's headers less credentials and any internal ones, plus ours. */
+function outboundHeaders(inbound: IncomingHttpHeaders, identity: string, requestId: string, clientIp: string): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  for (const [key, value] of Object.entries(inbound)) {
+    if (key.startsWith('x-internal-') || key === 'authorization' || key === 'x-forwarded-for' || key === 'x-request-id') continue;
+    headers[key] = value;
+  }
+  headers[INTERNAL_IDENTITY_HEADER] = identity;
+  headers['x-request-id'] = requestId;
+  headers['x-forwarded-for'] = clientIp;
+  return headers;
+}

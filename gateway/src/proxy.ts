@@ -1,0 +1,111 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { Pool, errors as undiciErrors } from 'undici';
+import { UpstreamError } from '@kith/platform';
+
+/** Headers that describe one hop, never forwarded; and what only the edge may set. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+export interface UpstreamOptions {
+  connections: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+}
+
+/** Keep-alive connection pools, one per service, that stream bodies both ways. */
+export class Upstreams {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(
+    urls: Record<string, string | undefined>,
+    private readonly options: UpstreamOptions,
+  ) {
+    for (const [name, url] of Object.entries(urls)) {
+      if (url)
+        this.pools.set(
+          name,
+          new Pool(url, {
+            connections: options.connections,
+            pipelining: 1,
+            keepAliveTimeout: 30_000,
+            headersTimeout: options.headersTimeoutMs,
+            bodyTimeout: options.bodyTimeoutMs,
+            connectTimeout: 2_000,
+          }),
+        );
+    }
+  }
+
+  has(name: string): boolean {
+    return this.pools.has(name);
+  }
+
+  /**
+   * Forwards the request to the service and streams its answer back. A refused connection is 503,
+   * a timeout 504, anything else that breaks before the answer starts 502.
+   */
+  async forward(name: string, req: IncomingMessage, res: ServerResponse, path: string, headers: IncomingHttpHeaders): Promise<void> {
+    const pool = this.pools.get(name);
+    if (!pool) throw new UpstreamError(503, `${name} is not configured`);
+    const hasBody =
+      req.method !== 'GET' &&
+      req.method !== 'HEAD' &&
+      (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+    let upstream;
+    try {
+      upstream = await pool.request({
+        method: req.method as 'GET',
+        path,
+        headers: forwardable(headers),
+        body: hasBody ? req : null,
+      });
+    } catch (err) {
+      throw toUpstreamError(err);
+    }
+    res.statusCode = upstream.statusCode;
+    for (const [key, value] of Object.entries(upstream.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(key)) res.setHeader(key, value);
+    }
+    try {
+      await pipeline(upstream.body, res);
+    } catch {
+      // The client went away or the service broke off mid-answer; the status is already sent.
+      res.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+  }
+}
+
+function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
+  }
+  return out;
+}
+
+function toUpstreamError(err: unknown): UpstreamError {
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.ConnectTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  )
+    return new UpstreamError(504, 'upstream timed out');
+  const code = (err as { code?: string }).code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH')
+    return new UpstreamError(503, 'upstream unavailable');
+  return new UpstreamError(502, 'upstream failed');
+}

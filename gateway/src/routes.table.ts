@@ -1,0 +1,41 @@
+/** The services behind the edge. */
+export type ServiceName = 'auth' | 'social' | 'invites' | 'guilds' | 'integrations' | 'billing' | 'webhooks' | 'realtime';
+
+/**
+ * Path group → owning service, most specific first (ARCHITECTURE.md). Paths are unversioned:
+ * `/api/v9/users/@me` is matched as `/users/@me`. `{id}` segments are snowflakes.
+ */
+export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
+  [/^\/users\/@me\/guilds\/premium(\/|$)/, 'billing'],
+  [/^\/users\/@me\/guilds\/integration-application-ids\/?$/, 'integrations'],
+  [/^\/users\/@me\/guilds(\/|$)/, 'guilds'],
+  [/^\/users\/@me\/channels(\/|$)/, 'guilds'],
+  [/^\/users\/@me\/(relationships|game-relationships)(\/|$)/, 'social'],
+  [/^\/friend-suggestions(\/|$)/, 'social'],
+  [/^\/users\/@me\/billing(\/|$)/, 'billing'],
+  [/^\/users\/@me\/invites(\/|$)/, 'invites'],
+  [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|email(\/.*)?))?\/?$/, 'auth'],
+  [/^\/(auth|mfa|unique-username|phone-verifications)(\/|$)/, 'auth'],
+  [/^\/experiments\/?$/, 'auth'],
+  [/^\/invites(\/|$)/, 'invites'],
+  [/^\/(guilds|channels)\/\d+\/invites(\/|$)/, 'invites'],
+  [/^\/(guilds|channels)\/\d+\/integrations(\/|$)/, 'integrations'],
+  [/^\/guilds\/\d+\/migrate-command-scope\/?$/, 'integrations'],
+  [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
+  [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
+  [/^\/webhooks(\/|$)/, 'webhooks'],
+  [/^\/(guilds|channels)(\/|$)/, 'guilds'],
+  [/^\/gateway(\/bot)?\/?$/, 'realtime'],
+];
+
+export function serviceFor(path: string): ServiceName | undefined {
+  for (const [pattern, service] of ROUTES) if (pattern.test(path)) return service;
+  return undefined;
+}
+
+/** `/api/v9/x`, `/api/v10/x` and `/api/x` → `/x`; anything else is not an API path. */
+export function stripVersion(path: string): string | undefined {
+  const match = /^\/api(?:\/v(9|10))?(\/.*)?$/.exec(path);
+  if (!match) return undefined;
+  return match[2] ?? '/';
+}

@@ -1,0 +1,99 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import type { Logger } from './logger.js';
+
+export { sql, type Kysely } from 'kysely';
+
+/** The URL of database `name` on the same server as the admin URL. */
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates the database if absent; concurrent replicas racing to create it are fine. */
+export async function ensureDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount) return;
+    await client.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
+  } catch (err) {
+    // 42P04 duplicate_database; 23505 when two CREATEs race on pg_database's unique index.
+    const code = (err as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw err;
+  } finally {
+    await client.end();
+  }
+}
+
+export interface DatabaseOptions {
+  url: string;
+  maxConnections?: number;
+}
+
+/** DATE columns stay 'YYYY-MM-DD' strings: a calendar date has no time zone to shift it. */
+pg.types.setTypeParser(1082, (value: string) => value);
+
+export function createDatabase<DB>({ url, maxConnections = 10 }: DatabaseOptions): Kysely<DB> {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections, idleTimeoutMillis: 30_000 });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Migrations are plain SQL files, `NNNN_name.sql`, applied in name order, each in a transaction. */
+class SqlFileMigrationProvider implements MigrationProvider {
+  constructor(private readonly folder: string) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(this.folder)).filter((f) => f.endsWith('.sql')).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const text = await readFile(join(this.folder, file), 'utf8');
+      migrations[file.replace(/\.sql$/, '')] = { up: async (db) => void (await sql.raw(text).execute(db)) };
+    }
+    return migrations;
+  }
+}
+
+/** An arbitrary constant that names "migrations" among this database's advisory locks. */
+const MIGRATION_LOCK_KEY = 7_340_417;
+
+/**
+ * Applies pending migrations. Replicas starting together serialise on a session advisory lock, so
+ * exactly one applies each migration and the others find nothing left to do.
+ */
+export async function migrate(db: Kysely<unknown>, folder: string, logger?: Logger): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    try {
+      const migrator = new Migrator({ db: conn, provider: new SqlFileMigrationProvider(folder) });
+      const { error, results = [] } = await migrator.migrateToLatest();
+      const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      for (const failed of results.filter((r) => r.status === 'Error'))
+        logger?.error({ migration: failed.migrationName }, 'migration failed');
+      if (error) throw error instanceof Error ? error : new Error(String(error));
+      if (applied.length) logger?.info({ applied }, 'migrations applied');
+      return applied;
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
+
+/** Ensures the service's database exists, opens it and brings its schema up to date. */
+export async function openServiceDatabase<DB>(opts: {
+  adminUrl: string;
+  name: string;
+  migrationsFolder: string;
+  logger?: Logger;
+  maxConnections?: number;
+}): Promise<Kysely<DB>> {
+  await ensureDatabase(opts.adminUrl, opts.name);
+  const db = createDatabase<DB>({ url: databaseUrl(opts.adminUrl, opts.name), maxConnections: opts.maxConnections });
+  await migrate(db as Kysely<unknown>, opts.migrationsFolder, opts.logger);
+  return db;
+}

@@ -1,0 +1,180 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import type { z } from 'zod';
+import { requestContext } from './context.js';
+import { ApiError, INTERNAL_ERROR_BODY, formErrorFromZod } from './errors.js';
+import { UpstreamError } from './grpc.js';
+import { INTERNAL_IDENTITY_HEADER, type Identity, type IdentityVerifier } from './identity.js';
+import { redactPath, type Logger } from './logger.js';
+
+/** A dependency the service needs to do its work; `/readyz` fails while any does not answer. */
+export type ReadinessCheck = () => Promise<unknown>;
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  verifier: IdentityVerifier;
+  readiness: Record<string, ReadinessCheck>;
+  /** Largest JSON body accepted. */
+  bodyLimit?: string;
+  routes: (app: Express) => void;
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    identity: Identity;
+  }
+}
+
+/** The verified caller of this request. Routes behind the identity check always have one. */
+export const identityOf = (res: Response): Identity => res.locals.identity;
+
+/** The signed-in user's id, or a 401 for a route that needs a signed-in user. */
+export function userIdOf(res: Response): string {
+  const userId = res.locals.identity.userId;
+  if (!userId) throw ApiError.unauthorized();
+  return userId;
+}
+
+/** Parses a request part with a schema, or throws the platform's 50035 form error. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) throw formErrorFromZod(result.error);
+  return result.data;
+}
+
+const READINESS_TIMEOUT_MS = 1000;
+
+async function probe(checks: Record<string, ReadinessCheck>): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          check(),
+          new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), READINESS_TIMEOUT_MS))),
+        ]);
+        return [name, 'ok'] as const;
+      } catch (err) {
+        return [name, err instanceof Error ? err.message : 'failed'] as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/**
+ * The express app every service serves: probes, the internal identity check, JSON bodies, one log
+ * line per request, the platform's 404 and the one error mapping. `routes` adds the service's own.
+ */
+export function createServiceApp(opts: ServiceAppOptions): { app: Express; setDraining(): void } {
+  const { logger } = opts;
+  let draining = false;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const checks = await probe(opts.readiness);
+    const ready = !draining && Object.values(checks).every((v) => v === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : draining ? 'draining' : 'unavailable', checks });
+  });
+
+  app.use(identityCheck(opts.verifier));
+  app.use(requestLog(logger));
+  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  opts.routes(app);
+  app.use((_req, _res, next) => next(ApiError.notFound()));
+  app.use(errorHandler(logger));
+  return { app, setDraining: () => void (draining = true) };
+}
+
+function identityCheck(verifier: IdentityVerifier): RequestHandler {
+  return (req, res, next) => {
+    const header = req.headers[INTERNAL_IDENTITY_HEADER];
+    verifier.verify(typeof header === 'string' ? header : undefined).then((identity) => {
+      res.locals.identity = identity;
+      requestContext.run({ requestId: identity.requestId }, next);
+    }, next);
+  };
+}
+
+function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({ method: req.method, path: redactPath(req.path), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    });
+    next();
+  };
+}
+
+/** Maps every error to the platform's body, once. Unexpected errors are a bare 500, logged. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const { status, body } = toHttpError(err, logger);
+    if (res.headersSent) return void res.end();
+    res.status(status).json(body);
+  };
+}
+
+export function toHttpError(err: unknown, logger: Logger): { status: number; body: object } {
+  if (err instanceof ApiError) return { status: err.status, body: err.body };
+  if (err instanceof UpstreamError) return { status: err.status, body: { code: 0, message: `${err.status}: ${statusText(err.status)}` } };
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.parse.failed') return { status: 400, body: ApiError.of('INVALID_JSON').body };
+  if (e?.type === 'entity.too.large') return { status: 413, body: { code: 40005, message: 'Request entity too large' } };
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
+    return { status: 415, body: { code: 0, message: '415: Unsupported Media Type' } };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
+    return { status: 400, body: { code: 50035, message: 'Invalid Form Body' } };
+  logger.error({ err }, 'unhandled error');
+  return { status: 500, body: INTERNAL_ERROR_BODY };
+}
+
+function statusText(status: number): string {
+  return ({ 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' } as Record<number, string>)[status] ?? 'Error';
+}
+
+/** Listens on host:port; resolves with the bound port (0 picks a free one). */
+export async function listen(
+  app: Express | Parameters<typeof createServer>[1],
+  port: number,
+  host = '127.0.0.1',
+): Promise<{ server: Server; port: number }> {
+  const server = createServer(app as Parameters<typeof createServer>[1]);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** Stops accepting, lets requests in flight finish (bounded), then closes idle keep-alive sockets. */
+export function closeHttpServer(server: Server, graceMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

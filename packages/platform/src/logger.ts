@@ -1,0 +1,32 @@
+import { trace } from '@opentelemetry/api';
+import { pino, type Logger, type LoggerOptions } from 'pino';
+import { requestContext } from './context.js';
+
+export type { Logger } from 'pino';
+
+/** Secrets never reach a log line, wherever they sit in the logged object. */
+const SECRET_KEYS = ['authorization', 'password', 'new_password', 'token', 'code', 'ticket', 'cookie', 'secret'];
+const redactPaths = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `headers["${k}"]`, `req.headers["${k}"]`]);
+
+export function createLogger(name: string, level: LoggerOptions['level'] = 'info', destination?: pino.DestinationStream): Logger {
+  const options: LoggerOptions = {
+    name,
+    level,
+    base: { service: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    formatters: { level: (label) => ({ level: label }) },
+    mixin() {
+      const ctx = requestContext.getStore();
+      const spanContext = trace.getActiveSpan()?.spanContext();
+      const traceId = spanContext?.traceId ?? ctx?.traceId;
+      return { ...(ctx ? { request_id: ctx.requestId } : {}), ...(traceId ? { trace_id: traceId } : {}) };
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** Paths that carry a secret (`/webhooks/{id}/{token}`) are logged without it. */
+export function redactPath(path: string): string {
+  return path.replace(/(\/webhooks\/\d+\/)[^/]+/, '$1[redacted]');
+}

@@ -1,0 +1,26 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { IdentitySigner, type Identity } from '../identity.js';
+
+export { resolveTestStores, type TestStores } from './stores.js';
+
+/** A throwaway Ed25519 pair for the internal identity tokens of one test file. */
+export function testKeys(): { publicKey: string; privateKey: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  return {
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+/** Signs identities the way the gateway does, for calling a service directly in its tests. */
+export async function testSigner(privateKey: string) {
+  const signer = await IdentitySigner.fromPem(privateKey);
+  return (audience: string, identity: Partial<Identity> = {}) =>
+    signer.sign(
+      { userId: null, sessionId: null, clientIp: '127.0.0.1', requestId: randomBytes(8).toString('hex'), fingerprint: null, ...identity },
+      audience,
+    );
+}
+
+/** A name no other test (or earlier run) has used: for usernames, emails, subjects, databases. */
+export const unique = (prefix = 't'): string => `${prefix}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;

@@ -1,0 +1,25 @@
+// The processes of the whole system and their ports: one place for `npm start`, the end-to-end
+// tests and the benchmark. Port offset lets a second stack run beside the first.
+export function processes(offset = 0) {
+  const port = (p) => String(p + offset);
+  const host = '127.0.0.1';
+  return [
+    {
+      name: 'auth',
+      dir: 'services/auth',
+      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
+      readyUrl: `http://${host}:${port(8101)}/readyz`,
+    },
+    {
+      name: 'gateway',
+      dir: 'gateway',
+      env: {
+        PORT: port(8080),
+        AUTH_HTTP_URL: `http://${host}:${port(8101)}`,
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+      },
+      readyUrl: `http://${host}:${port(8080)}/readyz`,
+      baseUrl: `http://${host}:${port(8080)}/api/v9`,
+    },
+  ];
+}

@@ -1,0 +1,103 @@
+import { ApiError, type SnowflakeGenerator } from '@kith/platform';
+import type { SessionsService, SessionRequest } from './sessions.service.js';
+import type { PasswordHasher } from './passwords.js';
+import { DuplicateUserError, type UniqueField, type UserRow, type UsersStore } from '../store/users.store.js';
+
+export interface RegisterInput {
+  username?: string;
+  global_name?: string | null;
+  email?: string;
+  password?: string;
+  date_of_birth?: string;
+  promotional_email_opt_in?: boolean;
+}
+
+export interface LoginInput {
+  login: string;
+  password: string;
+}
+
+const DUPLICATE_ERRORS: Record<UniqueField, { code: string; message: string }> = {
+  username: {
+    code: 'USERNAME_ALREADY_TAKEN',
+    message: 'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.',
+  },
+  email: { code: 'EMAIL_ALREADY_REGISTERED', message: 'Email is already registered.' },
+  phone: { code: 'PHONE_ALREADY_REGISTERED', message: 'Phone number is already registered.' },
+};
+
+const INVALID_LOGIN = { code: 'INVALID_LOGIN', message: 'Login or password is invalid.' };
+
+/** Registration, password login and the account read right after it. */
+export class AccountsService {
+  constructor(
+    private readonly users: UsersStore,
+    private readonly sessions: SessionsService,
+    private readonly passwords: PasswordHasher,
+    private readonly ids: SnowflakeGenerator,
+  ) {}
+
+  async register(input: RegisterInput, request: SessionRequest): Promise<{ token: string; userId: string }> {
+    const username = input.username ?? (await this.suggestUsername(input.global_name ?? 'user'));
+    // Ask first so both collisions are reported together; the unique indexes still settle races.
+    const taken = await this.users.taken({ username, email: input.email });
+    if (taken.length) throw duplicateError(taken);
+    const passwordHash = input.password ? await this.passwords.hash(input.password) : null;
+    let user: UserRow;
+    try {
+      user = await this.users.insert({
+        id: this.ids.next(),
+        username,
+        global_name: input.global_name ?? null,
+        email: input.email ?? null,
+        phone: null,
+        password_hash: passwordHash,
+        date_of_birth: input.date_of_birth ?? null,
+        avatar: null,
+        disabled_at: null,
+        deleted_at: null,
+        ...(input.promotional_email_opt_in !== undefined ? { promotional_email_opt_in: input.promotional_email_opt_in } : {}),
+      });
+    } catch (err) {
+      if (err instanceof DuplicateUserError) throw duplicateError(err.fields);
+      throw err;
+    }
+    const { token } = await this.sessions.create(user.id, request);
+    return { token, userId: user.id };
+  }
+
+  async login(input: LoginInput, request: SessionRequest) {
+    const user = input.login.startsWith('+') ? await this.users.findByPhone(input.login) : await this.users.findByEmail(input.login);
+    const ok = await this.passwords.verify(user?.password_hash ?? null, input.password);
+    if (!user || !ok) throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
+    if (user.deleted_at) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
+    if (user.disabled_at) throw ApiError.of('ACCOUNT_DISABLED');
+    const { token } = await this.sessions.create(user.id, request);
+    return { user_id: user.id, token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } };
+  }
+
+  async me(userId: string): Promise<UserRow> {
+    const user = await this.users.findById(userId);
+    if (!user) throw ApiError.unauthorized();
+    return user;
+  }
+
+  /** A free username derived from a display name: its allowed characters, then random digits. */
+  async suggestUsername(basis: string): Promise<string> {
+    const stem =
+      basis
+        .toLowerCase()
+        .replace(/[^a-z0-9_.]/g, '')
+        .replace(/\.{2,}/g, '.')
+        .slice(0, 24) || 'user';
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const candidate = attempt === 0 && stem.length >= 2 ? stem : `${stem}${Math.floor(Math.random() * 10 ** Math.min(4 + attempt, 8))}`;
+      if ((await this.users.taken({ username: candidate })).length === 0) return candidate.slice(0, 32);
+    }
+    return `${stem.slice(0, 16)}${Date.now()}`;
+  }
+}
+
+function duplicateError(fields: UniqueField[]): ApiError {
+  return ApiError.form(Object.fromEntries(fields.map((f) => [f, DUPLICATE_ERRORS[f]])));
+}

@@ -1,0 +1,93 @@
+import type { ActiveSession, SessionRow, SessionsStore } from '../store/sessions.store.js';
+import { clientInfoFrom } from './client-info.js';
+import { hashToken, newSessionId, newToken, sessionIdHash } from './tokens.js';
+
+/** What the HTTP layer knows of the client creating or using a session. */
+export interface SessionRequest {
+  clientIp: string;
+  userAgent?: string;
+  superProperties?: string;
+}
+
+/** Tells the edge (and later every socket) that sessions ended, so their tokens stop at once. */
+export interface SessionEvents {
+  revoked(userId: string, sessionIds: string[]): Promise<void>;
+}
+
+export interface SessionsOptions {
+  idleDays: number;
+  touchIntervalMs: number;
+}
+
+export const MAX_LISTED_SESSIONS = 50;
+
+export class SessionsService {
+  constructor(
+    private readonly store: SessionsStore,
+    private readonly events: SessionEvents,
+    private readonly options: SessionsOptions,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(userId: string, request: SessionRequest): Promise<{ token: string; sessionId: string }> {
+    const { token, hash } = newToken(userId);
+    const { id, idHash } = newSessionId();
+    const info = clientInfoFrom(request, request.clientIp);
+    const now = this.now();
+    await this.store.insert({
+      id,
+      id_hash: idHash,
+      user_id: userId,
+      token_hash: hash,
+      last_used_at: now,
+      expires_at: this.expiryFrom(now),
+      client_os: info.os,
+      client_platform: info.platform,
+      client_location: info.location,
+      client_ip: request.clientIp || null,
+      revoked_at: null,
+    });
+    return { token, sessionId: id };
+  }
+
+  /** The live session behind a token, recording its use at most once per touch interval. */
+  async validate(token: string, clientIp: string): Promise<ActiveSession | undefined> {
+    if (!token || token.length > 512) return undefined;
+    const session = await this.store.findActiveByTokenHash(hashToken(token));
+    if (!session) return undefined;
+    const now = this.now();
+    if (now.getTime() - session.last_used_at.getTime() >= this.options.touchIntervalMs) {
+      await this.store.touch(session.id, now, this.expiryFrom(now), clientIp || null);
+    }
+    return session;
+  }
+
+  async list(userId: string) {
+    const rows = await this.store.listActive(userId, MAX_LISTED_SESSIONS);
+    return rows.map(sessionView);
+  }
+
+  /** Logs out the caller's own sessions named by hash; hashes of other users' sessions do nothing. */
+  async logoutByHashes(userId: string, idHashes: string[]): Promise<void> {
+    const revoked = await this.store.revokeByHashes(userId, [...new Set(idHashes)]);
+    if (revoked.length) await this.events.revoked(userId, revoked);
+  }
+
+  async logout(userId: string, sessionId: string): Promise<void> {
+    if (await this.store.revoke(sessionId)) await this.events.revoked(userId, [sessionId]);
+  }
+
+  private expiryFrom(date: Date): Date {
+    return new Date(date.getTime() + this.options.idleDays * 86_400_000);
+  }
+}
+
+function sessionView(row: SessionRow) {
+  return {
+    id_hash: row.id_hash,
+    approx_last_used_time: row.last_used_at.toISOString(),
+    client_info: { os: row.client_os, platform: row.client_platform, location: row.client_location },
+  };
+}
+
+export { sessionIdHash };

@@ -1,0 +1,53 @@
+import type { Express, Request, Response } from 'express';
+import { identityOf, parse, userIdOf } from '@kith/platform';
+import type { AccountsService } from '../domain/accounts.service.js';
+import type { SessionRequest, SessionsService } from '../domain/sessions.service.js';
+import { privateUser } from '../domain/user.view.js';
+import { loginBody, logoutBody, logoutSessionsBody, registerBody } from './schemas.js';
+
+function sessionRequest(req: Request, res: Response): SessionRequest {
+  const props = req.headers['x-super-properties'];
+  const ua = req.headers['user-agent'];
+  return {
+    clientIp: identityOf(res).clientIp,
+    ...(typeof props === 'string' ? { superProperties: props } : {}),
+    ...(typeof ua === 'string' ? { userAgent: ua } : {}),
+  };
+}
+
+function sessionIdOf(res: Response): string {
+  const { sessionId } = identityOf(res);
+  if (!sessionId) throw new Error('an authenticated request without a session');
+  return sessionId;
+}
+
+export function authRoutes(app: Express, accounts: AccountsService, sessions: SessionsService): void {
+  app.post('/auth/register', async (req, res) => {
+    const { token } = await accounts.register(parse(registerBody, req.body), sessionRequest(req, res));
+    res.status(201).json({ token, show_verification_form: false });
+  });
+
+  app.post('/auth/login', async (req, res) => {
+    res.json(await accounts.login(parse(loginBody, req.body), sessionRequest(req, res)));
+  });
+
+  app.get('/auth/sessions', async (_req, res) => {
+    res.json({ user_sessions: await sessions.list(userIdOf(res)) });
+  });
+
+  app.post('/auth/sessions/logout', async (req, res) => {
+    const { session_id_hashes } = parse(logoutSessionsBody, req.body);
+    await sessions.logoutByHashes(userIdOf(res), session_id_hashes);
+    res.status(204).end();
+  });
+
+  app.post('/auth/logout', async (req, res) => {
+    parse(logoutBody, req.body);
+    await sessions.logout(userIdOf(res), sessionIdOf(res));
+    res.status(204).end();
+  });
+
+  app.get('/users/@me', async (_req, res) => {
+    res.json(privateUser(await accounts.me(userIdOf(res))));
+  });
+}

@@ -1,0 +1,50 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** bigint columns come back from pg as strings; snowflakes stay strings end to end. */
+type Id = ColumnType<string, string | bigint, never>;
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  discriminator: Generated<string>;
+  global_name: string | null;
+  email: string | null;
+  phone: string | null;
+  password_hash: string | null;
+  date_of_birth: ColumnType<string | null, string | null | undefined, string | null>;
+  avatar: string | null;
+  bio: Generated<string>;
+  locale: Generated<string>;
+  theme: Generated<string>;
+  flags: ColumnType<string, string | undefined, string>;
+  public_flags: ColumnType<string, string | undefined, string>;
+  verified: Generated<boolean>;
+  bot: Generated<boolean>;
+  mfa_enabled: Generated<boolean>;
+  premium_type: Generated<number>;
+  promotional_email_opt_in: Generated<boolean>;
+  created_at: Generated<Date>;
+  disabled_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  id_hash: string;
+  user_id: Id;
+  token_hash: Buffer;
+  created_at: Generated<Date>;
+  last_used_at: Timestamp;
+  expires_at: Timestamp;
+  client_os: string | null;
+  client_platform: string | null;
+  client_location: string | null;
+  client_ip: string | null;
+  revoked_at: Date | null;
+}
+
+export interface AuthDatabase {
+  users: UsersTable;
+  sessions: SessionsTable;
+}

@@ -1,0 +1,80 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql } from 'kysely';
+import type { AuthDatabase, UsersTable } from './schema.js';
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+
+/** Which unique key a failed insert collided with. */
+export type UniqueField = 'username' | 'email' | 'phone';
+
+export class DuplicateUserError extends Error {
+  constructor(readonly fields: UniqueField[]) {
+    super(`duplicate ${fields.join(', ')}`);
+  }
+}
+
+const CONSTRAINT_FIELD: Record<string, UniqueField> = {
+  users_username_key: 'username',
+  users_email_key: 'email',
+  users_phone_key: 'phone',
+};
+
+export class UsersStore {
+  constructor(private readonly db: Kysely<AuthDatabase>) {}
+
+  /** Inserts a user; a collision on username, email or phone becomes a DuplicateUserError. */
+  async insert(user: NewUser): Promise<UserRow> {
+    try {
+      return await this.db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      const field = e.code === '23505' && e.constraint ? CONSTRAINT_FIELD[e.constraint] : undefined;
+      if (field) throw new DuplicateUserError([field]);
+      throw err;
+    }
+  }
+
+  /** Which of these unique values are already taken (case-insensitive for username and email). */
+  async taken(values: { username?: string; email?: string }): Promise<UniqueField[]> {
+    const fields: UniqueField[] = [];
+    if (values.username) {
+      const row = await this.db
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(username)`, '=', values.username.toLowerCase())
+        .executeTakeFirst();
+      if (row) fields.push('username');
+    }
+    if (values.email) {
+      const row = await this.db
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(email)`, '=', values.email.toLowerCase())
+        .executeTakeFirst();
+      if (row) fields.push('email');
+    }
+    return fields;
+  }
+
+  findById(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findManyByIds(ids: string[]): Promise<UserRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  }
+
+  findByEmail(email: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  findByPhone(phone: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('phone', '=', phone).executeTakeFirst();
+  }
+}

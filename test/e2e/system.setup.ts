@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { resolveTestStores } from '@kith/platform/testing';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    gatewayOrigin: string;
+  }
+}
+
+/** Far from the development ports, so the tests run beside a stack someone started by hand. */
+const PORT_OFFSET = 1000;
+
+/**
+ * Starts the whole system exactly as `npm start` does (scripts/start.mjs, separate processes),
+ * on its own databases, and stops it with SIGINT as Ctrl-C would.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const { stores, stop: stopStores } = await resolveTestStores();
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...stores,
+      KITH_PORT_OFFSET: String(PORT_OFFSET),
+      DB_PREFIX: 'kith_e2e',
+      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`system did not start within 90 s:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Kith is up: (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`system exited (${code}) before it was up:\n${output}`));
+    });
+  });
+  child.stdout!.resume();
+  child.stderr!.pipe(process.stderr);
+  project.provide('baseUrl', baseUrl);
+  project.provide('gatewayOrigin', new URL(baseUrl).origin);
+  return async () => {
+    await stopChild(child);
+    await stopStores();
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGINT');
+  });
+}
