@@ -40,14 +40,11 @@ export const registerBody = z
     guild_template_code: z.string().max(64).nullish(),
     gift_code_sku_id: z.string().max(32).nullish(),
   })
-  .superRefine((body, ctx) => {
-    if (body.username === undefined && !body.global_name)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['username'],
-        params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
-        message: 'required',
-      });
+  // `when` makes the check run even when other fields failed, so every problem is listed at once.
+  .refine((body: { username?: unknown; global_name?: unknown }) => body.username !== undefined || Boolean(body.global_name), {
+    path: ['username'],
+    params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
   });
 
 export const loginBody = z.object({

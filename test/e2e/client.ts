@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+
+/** A tiny HTTP client for the gateway, as a browser or curl would use it. */
+export async function api(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; base?: string } = {},
+) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = opts.token;
+  let body: string | undefined;
+  if (opts.raw !== undefined) body = opts.raw;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${opts.base ?? inject('baseUrl')}${path}`, { method, headers, body });
+  const text = await res.text();
+  let json: unknown = undefined;
+  if (text) json = JSON.parse(text);
+  return { status: res.status, headers: res.headers, json: json as Record<string, unknown> & { errors?: Record<string, unknown> } };
+}
+
+export const uniqueName = (prefix = 'u'): string => `${prefix}${randomBytes(6).toString('hex')}`;
+
+/** Registers a fresh user and returns its credentials. */
+export async function newUser(password = 'correct horse battery') {
+  const username = uniqueName();
+  const email = `${username}@example.com`;
+  const res = await api('POST', '/auth/register', { body: { username, email, password, date_of_birth: '1990-05-17', consent: true } });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return { username, email, password, token: res.json.token as string };
+}
+
+/** The code of the first form error on a field: `errors.<field>._errors[0].code`. */
+export function fieldCode(json: { errors?: Record<string, unknown> }, field: string): string | undefined {
+  const node = json.errors?.[field] as { _errors?: { code: string }[] } | undefined;
+  return node?._errors?.[0]?.code;
+}
