@@ -35,7 +35,11 @@ export function loadConfig<S extends z.ZodType>(schema: S, env?: Record<string, 
   }
 }
 
-const port = z.coerce.number().int().min(0).max(65535);
+// An empty value would coerce to 0, i.e. any free port: it is a bad value, not a port.
+const port = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v),
+  z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535),
+);
 const url = (protocols: string[]) =>
   z.string().refine(
     (v) => {

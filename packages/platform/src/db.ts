@@ -34,13 +34,17 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
 export interface DatabaseOptions {
   url: string;
   maxConnections?: number;
+  logger?: Logger;
 }
 
 /** DATE columns stay 'YYYY-MM-DD' strings: a calendar date has no time zone to shift it. */
 pg.types.setTypeParser(1082, (value: string) => value);
 
-export function createDatabase<DB>({ url, maxConnections = 10 }: DatabaseOptions): Kysely<DB> {
+export function createDatabase<DB>({ url, maxConnections = 10, logger }: DatabaseOptions): Kysely<DB> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections, idleTimeoutMillis: 30_000 });
+  // An idle connection the server ends (restart, failover, timeout) is emitted as 'error' on the
+  // pool, which crashes the process when nothing listens. The pool has already dropped it.
+  pool.on('error', (err) => logger?.warn({ err: err.message }, 'idle database connection lost'));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -93,7 +97,7 @@ export async function openServiceDatabase<DB>(opts: {
   maxConnections?: number;
 }): Promise<Kysely<DB>> {
   await ensureDatabase(opts.adminUrl, opts.name);
-  const db = createDatabase<DB>({ url: databaseUrl(opts.adminUrl, opts.name), maxConnections: opts.maxConnections });
+  const db = createDatabase<DB>({ url: databaseUrl(opts.adminUrl, opts.name), maxConnections: opts.maxConnections, logger: opts.logger });
   await migrate(db as Kysely<unknown>, opts.migrationsFolder, opts.logger);
   return db;
 }

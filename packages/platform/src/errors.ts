@@ -123,9 +123,14 @@ function addFieldError(tree: ErrorTree, path: readonly (string | number)[], erro
   let node = tree;
   for (const key of path) {
     const k = String(key);
-    const next = node[k];
-    if (next === undefined || Array.isArray(next)) node = node[k] = {};
-    else node = next;
+    // Own keys only, defined rather than assigned: a client-chosen key such as "constructor" or
+    // "__proto__" must not reach (and grow) a shared prototype object.
+    const next = Object.hasOwn(node, k) ? node[k] : undefined;
+    if (next === undefined || Array.isArray(next)) {
+      const child: ErrorTree = {};
+      Object.defineProperty(node, k, { value: child, enumerable: true, writable: true, configurable: true });
+      node = child;
+    } else node = next;
   }
   (node._errors ??= []).push(error);
 }
@@ -133,25 +138,37 @@ function addFieldError(tree: ErrorTree, path: readonly (string | number)[], erro
 /**
  * Zod issues → the platform's 50035 body. A schema can carry the platform's own code on a custom
  * issue (`params: { code, message }`); the common zod issues map to the BASE_TYPE_* codes.
+ * Pass the parsed `input`: zod leaves the offending value out of its issues (unless parsed with
+ * `reportInput`), and without it a wrong type cannot be told apart from a missing field.
  */
-export function formErrorFromZod(error: z.ZodError): ApiError {
+export function formErrorFromZod(error: z.ZodError, input?: unknown): ApiError {
   const tree: ErrorTree = {};
   for (const issue of error.issues) {
-    const fieldError = fieldErrorOf(issue);
+    const fieldError = fieldErrorOf(issue, 'input' in issue ? issue.input : valueAt(input, issue.path));
     if (fieldError) addFieldError(tree, issue.path as (string | number)[], fieldError);
   }
   return new ApiError(400, { code: 50035, message: 'Invalid Form Body', errors: tree });
 }
 
-function fieldErrorOf(issue: z.core.$ZodIssue): FieldError | undefined {
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    // Own keys only: a missing field named like an Object.prototype member is still missing.
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function fieldErrorOf(issue: z.core.$ZodIssue, input: unknown): FieldError | undefined {
   switch (issue.code) {
     case 'custom': {
       const params = issue.params as Partial<FieldError> | undefined;
       return { code: params?.code ?? 'BASE_TYPE_INVALID', message: params?.message ?? issue.message };
     }
     case 'invalid_type':
-      if (issue.input === undefined) return { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
-      return typeError(issue.expected, issue.input);
+      if (input === undefined) return { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
+      return typeError(issue.expected, input);
     case 'too_small':
       if (issue.origin === 'string')
         return { code: 'BASE_TYPE_MIN_LENGTH', message: `Must be ${String(issue.minimum)} or more in length.` };

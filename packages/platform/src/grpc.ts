@@ -79,11 +79,19 @@ const HTTP_TO_GRPC: Record<number, Status> = {
 export function toServiceError(err: unknown, logger?: Logger): Partial<ServiceError> {
   if (err instanceof ApiError) {
     const metadata = new Metadata();
-    metadata.set(ERROR_BODY_KEY, JSON.stringify({ status: err.status, body: err.body }));
+    metadata.set(ERROR_BODY_KEY, asciiJson({ status: err.status, body: err.body }));
     return { code: HTTP_TO_GRPC[err.status] ?? Status.UNKNOWN, details: err.body.message, metadata };
   }
   logger?.error({ err }, 'grpc handler failed');
   return { code: Status.INTERNAL, details: 'internal error' };
+}
+
+/**
+ * JSON with every character outside printable ASCII escaped: a text metadata value may hold only
+ * printable ASCII (grpc-js throws otherwise), and a body can echo user input such as a username.
+ */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A gRPC dependency that did not answer in time or at all: the HTTP edge answers 503/504. */

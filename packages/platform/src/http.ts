@@ -45,8 +45,9 @@ export function userIdOf(res: Response): string {
 
 /** Parses a request part with a schema, or throws the platform's 50035 form error. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) throw formErrorFromZod(result.error);
+  const input = value ?? {};
+  const result = schema.safeParse(input);
+  if (!result.success) throw formErrorFromZod(result.error, input);
   return result.data;
 }
 

@@ -1,7 +1,14 @@
 import { ApiError, type SnowflakeGenerator } from '@kith/platform';
 import type { SessionsService, SessionRequest } from './sessions.service.js';
 import type { PasswordHasher } from './passwords.js';
-import { DuplicateUserError, type UniqueField, type UserRow, type UsersStore } from '../store/users.store.js';
+import {
+  DuplicateIdError,
+  DuplicateUserError,
+  type NewUser,
+  type UniqueField,
+  type UserRow,
+  type UsersStore,
+} from '../store/users.store.js';
 
 export interface RegisterInput {
   username?: string;
@@ -43,25 +50,18 @@ export class AccountsService {
     const taken = await this.users.taken({ username, email: input.email });
     if (taken.length) throw duplicateError(taken);
     const passwordHash = input.password ? await this.passwords.hash(input.password) : null;
-    let user: UserRow;
-    try {
-      user = await this.users.insert({
-        id: this.ids.next(),
-        username,
-        global_name: input.global_name ?? null,
-        email: input.email ?? null,
-        phone: null,
-        password_hash: passwordHash,
-        date_of_birth: input.date_of_birth ?? null,
-        avatar: null,
-        disabled_at: null,
-        deleted_at: null,
-        ...(input.promotional_email_opt_in !== undefined ? { promotional_email_opt_in: input.promotional_email_opt_in } : {}),
-      });
-    } catch (err) {
-      if (err instanceof DuplicateUserError) throw duplicateError(err.fields);
-      throw err;
-    }
+    const user = await this.insertUser({
+      username,
+      global_name: input.global_name ?? null,
+      email: input.email ?? null,
+      phone: null,
+      password_hash: passwordHash,
+      date_of_birth: input.date_of_birth ?? null,
+      avatar: null,
+      disabled_at: null,
+      deleted_at: null,
+      ...(input.promotional_email_opt_in !== undefined ? { promotional_email_opt_in: input.promotional_email_opt_in } : {}),
+    });
     const { token } = await this.sessions.create(user.id, request);
     return { token, userId: user.id };
   }
@@ -80,6 +80,21 @@ export class AccountsService {
     const user = await this.users.findById(userId);
     if (!user) throw ApiError.unauthorized();
     return user;
+  }
+
+  /**
+   * Replicas share snowflake worker bits (each container runs node as PID 1), so two can mint one id
+   * in the same millisecond; the loser takes the next id instead of failing the registration.
+   */
+  private async insertUser(user: Omit<NewUser, 'id'>): Promise<UserRow> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.users.insert({ ...user, id: this.ids.next() });
+      } catch (err) {
+        if (err instanceof DuplicateUserError) throw duplicateError(err.fields);
+        if (!(err instanceof DuplicateIdError) || attempt >= 3) throw err;
+      }
+    }
   }
 
   /** A free username derived from a display name: its allowed characters, then random digits. */

@@ -1,5 +1,5 @@
 import type { Express, Request, Response } from 'express';
-import { identityOf, parse, userIdOf } from '@kith/platform';
+import { ApiError, identityOf, parse, userIdOf } from '@kith/platform';
 import type { AccountsService } from '../domain/accounts.service.js';
 import type { SessionRequest, SessionsService } from '../domain/sessions.service.js';
 import { privateUser } from '../domain/user.view.js';
@@ -17,7 +17,8 @@ function sessionRequest(req: Request, res: Response): SessionRequest {
 
 function sessionIdOf(res: Response): string {
   const { sessionId } = identityOf(res);
-  if (!sessionId) throw new Error('an authenticated request without a session');
+  // A user identity without a session (not one a token login produces) has nothing to log out.
+  if (!sessionId) throw ApiError.unauthorized();
   return sessionId;
 }
 

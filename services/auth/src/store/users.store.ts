@@ -14,6 +14,13 @@ export class DuplicateUserError extends Error {
   }
 }
 
+/** The snowflake was minted by another process too (same worker bits, same millisecond). */
+export class DuplicateIdError extends Error {
+  constructor() {
+    super('duplicate user id');
+  }
+}
+
 const CONSTRAINT_FIELD: Record<string, UniqueField> = {
   users_username_key: 'username',
   users_email_key: 'email',
@@ -23,12 +30,13 @@ const CONSTRAINT_FIELD: Record<string, UniqueField> = {
 export class UsersStore {
   constructor(private readonly db: Kysely<AuthDatabase>) {}
 
-  /** Inserts a user; a collision on username, email or phone becomes a DuplicateUserError. */
+  /** Inserts a user; a collision on username, email or phone becomes a DuplicateUserError, on the id a DuplicateIdError. */
   async insert(user: NewUser): Promise<UserRow> {
     try {
       return await this.db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === 'users_pkey') throw new DuplicateIdError();
       const field = e.code === '23505' && e.constraint ? CONSTRAINT_FIELD[e.constraint] : undefined;
       if (field) throw new DuplicateUserError([field]);
       throw err;

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthHarness } from './auth.harness.js';
+
+let auth: AuthHarness;
+
+beforeAll(async () => {
+  auth = await AuthHarness.start();
+});
+
+afterAll(async () => {
+  await auth?.close();
+});
+
+describe('AuthService.ValidateToken', () => {
+  it('when the token is live, then valid with its user, session, flags and bot', async () => {
+    const account = await auth.register();
+    const answer = await auth.grpc.validateToken({ token: account.token, clientIp: '127.0.0.1' });
+    expect(answer).toMatchObject({
+      valid: true,
+      userId: account.userId,
+      sessionId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      flags: '0',
+      bot: false,
+    });
+  });
+
+  it('when the token is empty, unknown, garbage or huge, then not valid and nothing else', async () => {
+    const account = await auth.register();
+    const [prefix, secret] = account.token.split('.') as [string, string];
+    const notTokens = ['', 'garbage', `${prefix}.${secret.slice(0, -2)}AA`, `${account.token} `, 'x'.repeat(100_000), '\u0000\u00ff'];
+    for (const token of notTokens) {
+      expect(await auth.grpc.validateToken({ token }), token.slice(0, 20)).toMatchObject({
+        valid: false,
+        userId: '',
+        sessionId: '',
+        flags: '',
+      });
+    }
+  });
+});
+
+describe('AuthService.GetUsers', () => {
+  it('when ids are known, then their partial users; unknown, non-numeric and out-of-range ids are left out', async () => {
+    const a = await auth.register({ global_name: 'Ada' });
+    const b = await auth.register();
+    const { users } = await auth.grpc.getUsers({
+      userIds: [a.userId, 'abc', '', '1', b.userId, a.userId, '99999999999999999999', '-5', `${a.userId}x`],
+    });
+    expect(users.map((u) => u.id).sort()).toEqual([a.userId, b.userId].sort());
+    const ada = users.find((u) => u.id === a.userId)!;
+    expect(ada).toMatchObject({ username: a.username, discriminator: '0', globalName: 'Ada', publicFlags: 0n, bot: false });
+    expect(ada.avatar).toBeUndefined();
+    expect(users.find((u) => u.id === b.userId)!.globalName).toBeUndefined();
+  });
+
+  it('when no ids are given, then no users', async () => {
+    expect((await auth.grpc.getUsers({ userIds: [] })).users).toEqual([]);
+  });
+});
+
+describe('session touch', () => {
+  let eager: AuthHarness;
+
+  beforeAll(async () => {
+    eager = await AuthHarness.start({ SESSION_TOUCH_INTERVAL_MS: 0 });
+  });
+
+  afterAll(async () => {
+    await eager?.close();
+  });
+
+  it('when the touch interval is 0, then ValidateToken moves approx_last_used_time forward', async () => {
+    const account = await eager.register();
+    const [before] = await eager.sessions(account.identity);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await eager.grpc.validateToken({ token: account.token, clientIp: '8.8.8.8' })).valid).toBe(true);
+    const [after] = await eager.sessions(account.identity);
+    expect(after!.id_hash).toBe(before!.id_hash);
+    expect(Date.parse(after!.approx_last_used_time)).toBeGreaterThan(Date.parse(before!.approx_last_used_time));
+  });
+
+  it('when the default interval has not passed, then ValidateToken leaves approx_last_used_time alone', async () => {
+    const account = await auth.register();
+    const [before] = await auth.sessions(account.identity);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await auth.grpc.validateToken({ token: account.token });
+    const [after] = await auth.sessions(account.identity);
+    expect(after!.approx_last_used_time).toBe(before!.approx_last_used_time);
+  });
+});
