@@ -167,7 +167,8 @@ function fieldErrorOf(issue: z.core.$ZodIssue, input: unknown): FieldError | und
       return { code: params?.code ?? 'BASE_TYPE_INVALID', message: params?.message ?? issue.message };
     }
     case 'invalid_type':
-      if (input === undefined) return { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
+      // The platform treats an explicit null for a non-nullable field as a missing one.
+      if (input === undefined || input === null) return { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
       return typeError(issue.expected, input);
     case 'too_small':
       if (issue.origin === 'string')

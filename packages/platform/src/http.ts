@@ -92,13 +92,26 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; setDr
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : draining ? 'draining' : 'unavailable', checks });
   });
 
-  app.use(identityCheck(opts.verifier));
   app.use(requestLog(logger));
+  app.use(identityCheck(opts.verifier));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
   opts.routes(app);
-  app.use((_req, _res, next) => next(ApiError.notFound()));
+  app.use(notFoundOrMethodNotAllowed(app));
   app.use(errorHandler(logger));
   return { app, setDraining: () => void (draining = true) };
+}
+
+/** An unknown path is the platform's 404; a known path with another method its 405. */
+function notFoundOrMethodNotAllowed(app: Express): RequestHandler {
+  interface RouteLayer {
+    route?: unknown;
+    match(path: string): boolean;
+  }
+  return (req, _res, next) => {
+    const layers = (app.router as unknown as { stack: RouteLayer[] }).stack;
+    const known = layers.some((layer) => layer.route !== undefined && layer.match(req.path));
+    next(known ? ApiError.methodNotAllowed() : ApiError.notFound());
+  };
 }
 
 function identityCheck(verifier: IdentityVerifier): RequestHandler {

@@ -1,4 +1,4 @@
-import { SignJWT, importPKCS8 } from 'jose';
+import { SignJWT, importPKCS8, importSPKI, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './errors.js';
 import { IDENTITY_TTL_SECONDS, IdentitySigner, IdentityVerifier, type Identity } from './identity.js';
@@ -52,6 +52,23 @@ describe('IdentitySigner and IdentityVerifier', () => {
 
   it('when a token well inside its lifetime is crafted by hand, then it verifies (the crafting is right)', async () => {
     await expect(verifier.verify(await craft({ sub: '42' }))).resolves.toMatchObject({ userId: '42', clientIp: '127.0.0.1' });
+  });
+
+  it('when a token is signed, then a standard JWT library (jose) verifies it with the public key', async () => {
+    const token = await signer.sign(alice, 'auth');
+    const { payload, protectedHeader } = await jwtVerify(token, await importSPKI(keys.publicKey, 'EdDSA'), {
+      issuer: 'kith-gateway',
+      audience: 'auth',
+      maxTokenAge: `${IDENTITY_TTL_SECONDS}s`,
+    });
+    expect(protectedHeader.alg).toBe('EdDSA');
+    expect(payload).toMatchObject({
+      sub: alice.userId,
+      sid: alice.sessionId,
+      ip: alice.clientIp,
+      rid: alice.requestId,
+      fp: alice.fingerprint,
+    });
   });
 
   it('when the token was signed for another service, then it is a 401', async () => {

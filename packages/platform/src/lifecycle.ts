@@ -30,7 +30,7 @@ export function onShutdown(logger: Logger, closers: Closer[], timeoutMs = 15_000
       }
     }
     logger.info('stopped');
-    logger.flush?.();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(code);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -95,3 +95,18 @@ describe('redactPath', () => {
       expect(redactPath(path)).toBe(path);
   });
 });
+
+describe('error serialisation', () => {
+  it('when an error with a code is logged, then its code survives as error_code while `code` fields stay redacted', () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('err-test', 'info', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    const err = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    logger.error({ err, body: { code: '123456' } }, 'failed');
+    expect(lines[0]).toMatchObject({
+      err: { type: 'Error', message: 'connect ECONNREFUSED', error_code: 'ECONNREFUSED' },
+      body: { code: '[redacted]' },
+    });
+  });
+});

@@ -16,6 +16,8 @@ export function createLogger(name: string, level: LoggerOptions['level'] = 'info
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: redactPaths, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },
+    // An error's own `code` (ECONNREFUSED, 23505) is kept under another name: `code` is redacted.
+    serializers: { err: (err: unknown) => serializeError(err) },
     mixin() {
       const ctx = requestContext.getStore();
       const spanContext = trace.getActiveSpan()?.spanContext();
@@ -23,10 +25,17 @@ export function createLogger(name: string, level: LoggerOptions['level'] = 'info
       return { ...(ctx ? { request_id: ctx.requestId } : {}), ...(traceId ? { trace_id: traceId } : {}) };
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Asynchronous stdout: lines written while a write is in flight go out together in the next one.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /** Paths that carry a secret (`/webhooks/{id}/{token}`) are logged without it. */
 export function redactPath(path: string): string {
   return path.replace(/(\/webhooks\/\d+\/)[^/]+/, '$1[redacted]');
+}
+
+function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const { code, ...rest } = pino.stdSerializers.err(err) as { code?: unknown } & Record<string, unknown>;
+  return code === undefined ? rest : { ...rest, error_code: code };
 }

@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto';
+
 /** The platform's epoch: 2015-01-01T00:00:00Z. */
 export const PLATFORM_EPOCH = 1420070400000n;
 
@@ -11,7 +13,12 @@ export class SnowflakeGenerator {
   private increment = 0n;
   private readonly node: bigint;
 
-  constructor(workerId = 0, processId = process.pid & 0x1f) {
+  /**
+   * Replicas must not share worker and process bits, or ids made in the same millisecond collide.
+   * Containers all run as pid 1, so the default is random bits per process; a deployment that
+   * numbers its replicas passes them explicitly.
+   */
+  constructor(workerId = randomInt(32), processId = randomInt(32)) {
     if (workerId < 0 || workerId > 31 || processId < 0 || processId > 31) throw new RangeError('worker and process ids are 0..31');
     this.node = (BigInt(workerId) << 17n) | (BigInt(processId) << 12n);
   }

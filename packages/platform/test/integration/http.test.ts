@@ -197,6 +197,29 @@ describe('createServiceApp: bodies and errors', () => {
     expect(res.body).toEqual({ code: 0, message: '404: Not Found' });
   });
 
+  it('when a known path is called with another method, then it is a 405 with code 0', async () => {
+    const { base } = await serve();
+    const res = await call(base, '/profile', { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ code: 0, message: '405: Method Not Allowed' });
+  });
+
+  it('when a required field is sent as null, then it is reported as required', async () => {
+    const { base } = await serve();
+    const res = await call(base, '/profile', { method: 'POST', headers: json, body: JSON.stringify({ username: null }) });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 50035,
+      errors: { username: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }] } },
+    });
+  });
+
+  it('when a request without identity is refused, then it still gets its log line', async () => {
+    const { base, lines } = await serve();
+    await call(base, '/whoami', { identity: null });
+    await expect.poll(() => lines.find((l) => l.msg === 'request' && l.status === 401)).toMatchObject({ method: 'GET', path: '/whoami' });
+  });
+
   it('when a route throws an ApiError, then its status and body are the answer', async () => {
     const { base } = await serve();
     const res = await call(base, '/unknown-user');
