@@ -25,8 +25,12 @@ export const gatewayConfigSchema = z.object({
   TRUSTED_PROXIES: z.string().default(''),
   /** Comma-separated browser origins allowed with credentials; `*` allows any origin without them. */
   CORS_ORIGINS: z.string().default('*'),
-  /** How long a validated token is trusted without asking auth again; revocations evict at once. */
-  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  /**
+   * How long a validated token is trusted without asking auth again. Revocations evict at once
+   * (from auth's answer, or its NATS event for other replicas); should an event be lost, a revoked
+   * token still stops within this TTL plus one auth round trip, so it stays well under a second.
+   */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(900).default(800),
   AUTH_CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(100_000),
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, INTERNAL_IDENTITY_HEADER, UpstreamError, redactPath, type IdentitySigner, type Logger } from '@kith/platform';
+import {
+  ApiError,
+  INTERNAL_IDENTITY_HEADER,
+  REVOKED_SESSIONS_HEADER,
+  UpstreamError,
+  redactPath,
+  type IdentitySigner,
+  type Logger,
+} from '@kith/platform';
 import type { ClientIpResolver } from './client-ip.js';
 import type { Cors } from './cors.js';
 import type { Upstreams } from './proxy.js';
@@ -54,7 +62,7 @@ export function createEdgeHandler(deps: EdgeDeps) {
           request_id: requestId,
           method: req.method,
           path: redactPath(pathname),
-          service,
+          upstream: service,
           status: res.statusCode,
           ms: Math.round(ms * 100) / 100,
         },
@@ -66,7 +74,7 @@ export function createEdgeHandler(deps: EdgeDeps) {
       if (res.headersSent) return void res.destroy();
       if (err instanceof ApiError) return sendJson(res, err.status, err.body);
       if (err instanceof UpstreamError) {
-        logger.warn({ request_id: requestId, service, status: err.status, reason: err.message }, 'upstream failure');
+        logger.warn({ request_id: requestId, upstream: service, status: err.status, reason: err.message }, 'upstream failure');
         const text = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' }[err.status];
         return sendJson(res, err.status, { code: 0, message: `${err.status}: ${text}` });
       }
@@ -107,7 +115,10 @@ export function createEdgeHandler(deps: EdgeDeps) {
         target,
       );
       const headers = outboundHeaders(req.headers, identity, requestId, clientIp);
-      await deps.upstreams.forward(target, req, res, path + (queryAt === -1 ? '' : rawUrl.slice(queryAt)), headers);
+      await deps.upstreams.forward(target, req, res, path + (queryAt === -1 ? '' : rawUrl.slice(queryAt)), headers, (answer) => {
+        const revoked = answer[REVOKED_SESSIONS_HEADER];
+        if (typeof revoked === 'string') deps.tokens.revoke(revoked.split(','));
+      });
     }
   };
 }

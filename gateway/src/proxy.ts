@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { UpstreamError } from '@kith/platform';
 
 /** Headers that describe one hop, never forwarded; and what only the edge may set. */
@@ -52,33 +51,41 @@ export class Upstreams {
 
   /**
    * Forwards the request to the service and streams its answer back. A refused connection is 503,
-   * a timeout 504, anything else that breaks before the answer starts 502.
+   * a timeout 504, anything else that breaks before the answer starts 502. `onAnswer` sees the
+   * service's headers (internal ones included) before the client sees anything; internal headers
+   * never reach the client.
    */
-  async forward(name: string, req: IncomingMessage, res: ServerResponse, path: string, headers: IncomingHttpHeaders): Promise<void> {
+  async forward(
+    name: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    headers: IncomingHttpHeaders,
+    onAnswer?: (headers: Record<string, string | string[] | undefined>) => void,
+  ): Promise<void> {
     const pool = this.pools.get(name);
     if (!pool) throw new UpstreamError(503, `${name} is not configured`);
     const hasBody =
       req.method !== 'GET' &&
       req.method !== 'HEAD' &&
       (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
-    let upstream;
+    let answered = false;
     try {
-      upstream = await pool.request({
-        method: req.method as 'GET',
-        path,
-        headers: forwardable(headers),
-        body: hasBody ? req : null,
-      });
+      // stream() writes the answer straight into the client's response as it arrives.
+      await pool.stream(
+        { method: req.method as Dispatcher.HttpMethod, path, headers: forwardable(headers), body: hasBody ? req : null },
+        ({ statusCode, headers: answer }) => {
+          answered = true;
+          onAnswer?.(answer);
+          res.statusCode = statusCode;
+          for (const [key, value] of Object.entries(answer)) {
+            if (value !== undefined && !HOP_BY_HOP.has(key) && !key.startsWith('x-internal-')) res.setHeader(key, value);
+          }
+          return res;
+        },
+      );
     } catch (err) {
-      throw toUpstreamError(err);
-    }
-    res.statusCode = upstream.statusCode;
-    for (const [key, value] of Object.entries(upstream.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(key)) res.setHeader(key, value);
-    }
-    try {
-      await pipeline(upstream.body, res);
-    } catch {
+      if (!answered) throw toUpstreamError(err);
       // The client went away or the service broke off mid-answer; the status is already sent.
       res.destroy();
     }

@@ -33,9 +33,11 @@ export function serviceFor(path: string): ServiceName | undefined {
   return undefined;
 }
 
-/** `/api/v9/x`, `/api/v10/x` and `/api/x` → `/x`; anything else is not an API path. */
+/** `/api/v9/x`, `/api/v10/x` and `/api/x` → `/x`; anything else (`/api/v8/x` too) is not an API path. */
 export function stripVersion(path: string): string | undefined {
-  const match = /^\/api(?:\/v(9|10))?(\/.*)?$/.exec(path);
+  const match = /^\/api(\/v\d+)?(\/.*)?$/.exec(path);
   if (!match) return undefined;
+  // Another version number is not the unversioned `/api` with a path that happens to start `/v8`.
+  if (match[1] !== undefined && match[1] !== '/v9' && match[1] !== '/v10') return undefined;
   return match[2] ?? '/';
 }

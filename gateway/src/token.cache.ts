@@ -74,8 +74,8 @@ export class TokenCache {
     if (this.entries.size >= this.maxEntries) this.evictExpired();
     if (this.entries.size >= this.maxEntries) {
       // Still full of live entries: drop the oldest (Map keeps insertion order).
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+      const oldest = this.entries.entries().next().value;
+      if (oldest !== undefined) this.forget(...oldest);
     }
     this.entries.set(key, { owner, expiresAt: this.now() + this.ttlMs });
     if (owner) this.keysBySession.set(owner.sessionId, key);
@@ -84,10 +84,14 @@ export class TokenCache {
   private evictExpired(): void {
     const now = this.now();
     for (const [key, entry] of this.entries) {
-      if (entry.expiresAt > now) continue;
-      this.entries.delete(key);
-      if (entry.owner && this.keysBySession.get(entry.owner.sessionId) === key) this.keysBySession.delete(entry.owner.sessionId);
+      if (entry.expiresAt <= now) this.forget(key, entry);
     }
+  }
+
+  /** Drops an entry and its session's index, so the index stays within the entries' bound. */
+  private forget(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    if (entry.owner && this.keysBySession.get(entry.owner.sessionId) === key) this.keysBySession.delete(entry.owner.sessionId);
   }
 
   private isRevoked(sessionId: string): boolean {

@@ -37,6 +37,7 @@ describe('a new user, through the gateway', () => {
     expect((await api('GET', '/users/@me', { token: registrationToken })).status).toBe(200);
     const logout = await api('POST', '/auth/sessions/logout', { token, body: { session_id_hashes: [other.id_hash] } });
     expect(logout.status).toBe(204);
+    expect([...logout.headers.keys()].filter((h) => h.startsWith('x-internal-'))).toEqual([]);
     const refused = await api('GET', '/users/@me', { token: registrationToken });
     expect(refused.status).toBe(401);
     expect(refused.json).toEqual(UNAUTHORIZED);

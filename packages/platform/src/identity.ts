@@ -3,6 +3,11 @@ import { ApiError } from './errors.js';
 
 /** The header that carries the gateway-signed identity. The gateway strips any client-sent copy. */
 export const INTERNAL_IDENTITY_HEADER = 'x-internal-identity';
+/**
+ * A service's answer names the sessions it just ended here (comma-separated ids), so the edge that
+ * relays the answer stops accepting their tokens before the client sees it. The edge strips it.
+ */
+export const REVOKED_SESSIONS_HEADER = 'x-internal-revoked-sessions';
 const ISSUER = 'kith-gateway';
 /** Short-lived: a leaked token is worthless within a minute. */
 export const IDENTITY_TTL_SECONDS = 30;

@@ -1,12 +1,5 @@
-import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { resolveTestStores, type TestStores } from './stores.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    stores: TestStores;
-  }
-}
+import { resolveTestStores } from './stores.js';
 
 /** vitest globalSetup: finds (or starts) the real servers once and hands their URLs to every test. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

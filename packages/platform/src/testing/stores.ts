@@ -1,10 +1,18 @@
 import { createConnection } from 'node:net';
+import type {} from 'vitest';
 
 /** Where the tests' PostgreSQL, Redis and NATS are. */
 export interface TestStores {
   DATABASE_URL: string;
   REDIS_URL: string;
   NATS_URL: string;
+}
+
+// Tests read the stores with `inject('stores')`; the global setup provides them.
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stores: TestStores;
+  }
 }
 
 const DEFAULTS: TestStores = {

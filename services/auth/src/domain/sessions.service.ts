@@ -68,13 +68,17 @@ export class SessionsService {
   }
 
   /** Logs out the caller's own sessions named by hash; hashes of other users' sessions do nothing. */
-  async logoutByHashes(userId: string, idHashes: string[]): Promise<void> {
+  async logoutByHashes(userId: string, idHashes: string[]): Promise<string[]> {
     const revoked = await this.store.revokeByHashes(userId, [...new Set(idHashes)]);
     if (revoked.length) await this.events.revoked(userId, revoked);
+    return revoked;
   }
 
-  async logout(userId: string, sessionId: string): Promise<void> {
-    if (await this.store.revoke(sessionId)) await this.events.revoked(userId, [sessionId]);
+  /** Ends the caller's own session; returns its id when it was still live. */
+  async logout(userId: string, sessionId: string): Promise<string[]> {
+    if (!(await this.store.revoke(sessionId))) return [];
+    await this.events.revoked(userId, [sessionId]);
+    return [sessionId];
   }
 
   private expiryFrom(date: Date): Date {

@@ -1,5 +1,5 @@
 import type { Express, Request, Response } from 'express';
-import { ApiError, identityOf, parse, userIdOf } from '@kith/platform';
+import { ApiError, REVOKED_SESSIONS_HEADER, identityOf, parse, userIdOf } from '@kith/platform';
 import type { AccountsService } from '../domain/accounts.service.js';
 import type { SessionRequest, SessionsService } from '../domain/sessions.service.js';
 import { privateUser } from '../domain/user.view.js';
@@ -13,6 +13,11 @@ function sessionRequest(req: Request, res: Response): SessionRequest {
     ...(typeof props === 'string' ? { superProperties: props } : {}),
     ...(typeof ua === 'string' ? { userAgent: ua } : {}),
   };
+}
+
+/** Tells the edge relaying this answer which sessions ended, so it drops them before the client hears. */
+function announceRevoked(res: Response, sessionIds: string[]): void {
+  if (sessionIds.length) res.setHeader(REVOKED_SESSIONS_HEADER, sessionIds.join(','));
 }
 
 function sessionIdOf(res: Response): string {
@@ -38,13 +43,13 @@ export function authRoutes(app: Express, accounts: AccountsService, sessions: Se
 
   app.post('/auth/sessions/logout', async (req, res) => {
     const { session_id_hashes } = parse(logoutSessionsBody, req.body);
-    await sessions.logoutByHashes(userIdOf(res), session_id_hashes);
+    announceRevoked(res, await sessions.logoutByHashes(userIdOf(res), session_id_hashes));
     res.status(204).end();
   });
 
   app.post('/auth/logout', async (req, res) => {
     parse(logoutBody, req.body);
-    await sessions.logout(userIdOf(res), sessionIdOf(res));
+    announceRevoked(res, await sessions.logout(userIdOf(res), sessionIdOf(res)));
     res.status(204).end();
   });
 

@@ -136,6 +136,18 @@ describe('POST /auth/sessions/logout', () => {
       .toEqual([{ user_id: account.userId, session_ids: [other.identity.sessionId] }]);
   });
 
+  it('when sessions are revoked, then the answer names them for the edge in x-internal-revoked-sessions', async () => {
+    const account = await auth.register();
+    const other = await loginWithHash(account);
+    const reply = await logoutByHashes(account, [other.view.id_hash]);
+    expect(reply.headers.get('x-internal-revoked-sessions')).toBe(other.identity.sessionId);
+    const again = await logoutByHashes(account, [other.view.id_hash]);
+    expect(again.status).toBe(204);
+    expect(again.headers.get('x-internal-revoked-sessions')).toBeNull();
+    const own = await auth.request('POST', '/auth/logout', { identity: account.identity, body: {} });
+    expect(own.headers.get('x-internal-revoked-sessions')).toBe(account.identity.sessionId);
+  });
+
   it("when another user's session hash is given, then 204 but their session stays valid", async () => {
     const victim = await auth.register();
     const [victimSession] = await auth.sessions(victim.identity);

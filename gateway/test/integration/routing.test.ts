@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testKeys, testSigner } from '@kith/platform/testing';
+import { call, closedPort, login, registerUser, startTestAuth, startTestGateway, stopAll, type AuthUnderTest } from './harness.js';
+
+const UNAUTHORIZED = { code: 0, message: '401: Unauthorized' };
+const NOT_FOUND = { code: 0, message: '404: Not Found' };
+
+interface Me {
+  id: string;
+  username: string;
+  email: string;
+}
+
+let under: AuthUnderTest;
+let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+let base: string;
+
+beforeAll(async () => {
+  under = await startTestAuth();
+  // invites "is deployed" but down: its paths must fail fast with 503, not hang or 404.
+  gateway = await startTestGateway(under, { INVITES_HTTP_URL: `http://127.0.0.1:${await closedPort()}` });
+  base = gateway.base;
+});
+
+afterAll(async () => {
+  await stopAll(gateway?.closers, under?.auth.closers);
+});
+
+describe('gateway in front of the real auth service', () => {
+  it('when a user registers and logs in, then /users/@me answers alike under /api/v9, /api/v10 and /api', async () => {
+    const user = await registerUser(base);
+    const { token, userId } = await login(base, user);
+
+    for (const prefix of ['/api/v9', '/api/v10', '/api']) {
+      const me = await call<Me>(base, `${prefix}/users/@me`, { token });
+      expect(me.status, prefix).toBe(200);
+      expect(me.body).toMatchObject({ id: userId, username: user.username, email: user.email });
+      expect(me.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('when the token comes as `Bot <token>` or `Bearer <token>`, then it is accepted like the raw token', async () => {
+    const user = await registerUser(base);
+
+    for (const authorization of [`Bot ${user.token}`, `Bearer ${user.token}`, `bearer  ${user.token}`]) {
+      const me = await call<Me>(base, '/api/v9/users/@me', { authorization });
+      expect(me.status, authorization.split(' ')[0]).toBe(200);
+      expect(me.body.username).toBe(user.username);
+    }
+  });
+
+  it('when /users/@me is asked without a token, then it is 401 with the platform body', async () => {
+    const res = await call(base, '/api/v9/users/@me');
+
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('when the token is garbage, then the edge answers 401 with the platform body', async () => {
+    for (const authorization of ['garbage', 'Bot garbage', `${'x'.repeat(600)}`]) {
+      const res = await call(base, '/api/v9/users/@me', { authorization });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
+    }
+  });
+
+  it('when a garbage token is sent to an open route, then it is still refused rather than treated as anonymous', async () => {
+    const res = await call(base, '/api/v9/auth/login', { authorization: 'garbage', json: { login: 'a@example.com', password: 'x' } });
+
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('when the route is unknown, then it is 404 with the platform body', async () => {
+    for (const path of ['/api/v9/nope', '/api/v9/users/123/profile', '/api/v8/users/@me', '/v9/users/@me', '/']) {
+      const res = await call(base, path);
+      expect(res.status, path).toBe(404);
+      expect(res.body).toEqual(NOT_FOUND);
+    }
+  });
+
+  it('when the route belongs to a service that is not deployed, then it is 404 with the platform body', async () => {
+    const user = await registerUser(base);
+
+    for (const path of ['/api/v9/guilds/1', '/api/v9/users/@me/guilds', '/api/v9/users/@me/relationships', '/api/v9/channels/1/webhooks']) {
+      const res = await call(base, path, { token: user.token });
+      expect(res.status, path).toBe(404);
+      expect(res.body).toEqual(NOT_FOUND);
+    }
+  });
+
+  it('when the service of a route is down, then it is 503 with the platform body, at once', async () => {
+    const started = performance.now();
+    const res = await call(base, '/api/v9/invites/abc');
+    const ms = performance.now() - started;
+
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ code: 0, message: '503: Service Unavailable' });
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('when a client forges X-Internal-Identity signed by another key, then the service never sees it', async () => {
+    const user = await registerUser(base);
+    const { userId } = await login(base, user);
+    const forged = await (await testSigner(testKeys().privateKey))('auth', { userId });
+
+    const anonymous = await call(base, '/api/v9/users/@me', { headers: { 'x-internal-identity': forged } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('when a client forges X-Internal-Identity with the real key for another user, then the request is still only its own', async () => {
+    const victim = await registerUser(base);
+    const { userId: victimId } = await login(base, victim);
+    const attacker = await registerUser(base);
+    const sign = await testSigner(under.keys.privateKey);
+    const forged = await sign('auth', { userId: victimId, sessionId: 'forged' });
+
+    const anonymous = await call(base, '/api/v9/users/@me', { headers: { 'x-internal-identity': forged, 'X-Internal-Other': 'x' } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual(UNAUTHORIZED);
+
+    const asAttacker = await call<Me>(base, '/api/v9/users/@me', { token: attacker.token, headers: { 'x-internal-identity': forged } });
+    expect(asAttacker.status).toBe(200);
+    expect(asAttacker.body.username).toBe(attacker.username);
+    expect(asAttacker.body.id).not.toBe(victimId);
+  });
+
+  it('when a browser sends a CORS preflight, then the edge answers 204 with the allowed methods and headers', async () => {
+    const res = await call(base, '/api/v9/users/@me', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(String(res.headers['access-control-allow-headers'])).toContain('authorization');
+    expect(String(res.headers['access-control-allow-methods'])).toContain('GET');
+  });
+
+  it('when a browser calls an API route, then the answer carries the CORS headers, errors included', async () => {
+    const user = await registerUser(base);
+
+    const ok = await call(base, '/api/v9/users/@me', { token: user.token, headers: { origin: 'https://app.example' } });
+    const refused = await call(base, '/api/v9/users/@me', { authorization: 'garbage', headers: { origin: 'https://app.example' } });
+
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('*');
+    expect(String(ok.headers['access-control-expose-headers'])).toContain('x-request-id');
+    expect(refused.status).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('when /healthz and /readyz of the edge are asked, then both answer 200 while NATS and auth answer', async () => {
+    const health = await call(base, '/healthz');
+    const ready = await call<{ status: string; checks: Record<string, string> }>(base, '/readyz');
+
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { nats: 'ok', auth: 'ok' } });
+  });
+});
+
+describe('gateway whose auth service does not answer', () => {
+  it('when a token cannot be checked, then the edge answers 503 quickly and /readyz says not ready', async () => {
+    const lonely = await startTestGateway(under, {
+      AUTH_GRPC_ADDR: `127.0.0.1:${await closedPort()}`,
+      AUTH_HTTP_URL: `http://127.0.0.1:${await closedPort()}`,
+    });
+    try {
+      const started = performance.now();
+      const res = await call(lonely.base, '/api/v9/users/@me', { authorization: 'some-token' });
+      const ms = performance.now() - started;
+      const anonymous = await call(lonely.base, '/api/v9/auth/login', { json: { login: 'a@example.com', password: 'x' } });
+      const ready = await call<{ status: string; checks: Record<string, string> }>(lonely.base, '/readyz');
+
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ code: 0, message: '503: Service Unavailable' });
+      expect(ms).toBeLessThan(2000);
+      expect(anonymous.status).toBe(503);
+      expect(anonymous.body).toEqual({ code: 0, message: '503: Service Unavailable' });
+      expect(ready.status).toBe(503);
+      expect(ready.body.status).toBe('unavailable');
+      expect(ready.body.checks.nats).toBe('ok');
+      expect(ready.body.checks.auth).not.toBe('ok');
+    } finally {
+      await stopAll(lonely.closers);
+    }
+  });
+});
