@@ -11,7 +11,8 @@
 // scenario answered anything but 2xx or had errors.
 //
 // Knobs: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 10),
-// BENCH_WARMUP (seconds, default 2), BENCH_PORT_OFFSET (default 3000), BENCH_LOG_LEVEL (the
+// BENCH_WARMUP (seconds, default 2), BENCH_SYSTEM_WARMUP (seconds of load on each system path
+// before any is measured, default 8), BENCH_PORT_OFFSET (default 3000), BENCH_LOG_LEVEL (the
 // system's LOG_LEVEL, default warn), BENCH_CPU_PROF=<dir> (the gateway and every service write a
 // .cpuprofile there on exit), BENCH_NO_README=1 (leave bench/README.md alone).
 import { spawn } from 'node:child_process';
@@ -40,6 +41,7 @@ function positive(name, fallback) {
 
 const DURATION_S = positive('BENCH_DURATION', 10);
 const WARMUP_S = positive('BENCH_WARMUP', 2);
+const SYSTEM_WARMUP_S = positive('BENCH_SYSTEM_WARMUP', 8);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 // Not 2000: the gateway would land on 10080, a port fetch() refuses ("bad port", the WHATWG fetch
 // spec's blocked list), so the start script's own readiness check could never pass.
@@ -660,6 +662,12 @@ async function main() {
     },
     { key: 'direct', name: 'GET /users/@me straight to auth', url: `${authHttp}/users/@me`, headers: identityHeaders },
   ];
+  // V8 keeps optimising the services' hot paths for several seconds; warm both system paths up
+  // before measuring either, or whichever runs first pays for the other's warm-up.
+  for (const scenario of scenarios.filter((sc) => sc.key === 'gateway' || sc.key === 'direct')) {
+    log(`warming up: ${scenario.name} (${SYSTEM_WARMUP_S} s)`);
+    await cannon({ url: scenario.url, headers: await scenario.headers(), duration: SYSTEM_WARMUP_S, refreshHeaders: scenario.headers });
+  }
   const results = [];
   const linesBefore = started.system.output.count;
   for (const scenario of scenarios) {

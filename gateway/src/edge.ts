@@ -55,20 +55,21 @@ export function createEdgeHandler(deps: EdgeDeps) {
     const queryAt = rawUrl.indexOf('?');
     const pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
     let service = '-';
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
-        {
-          request_id: requestId,
-          method: req.method,
-          path: redactPath(pathname),
-          upstream: service,
-          status: res.statusCode,
-          ms: Math.round(ms * 100) / 100,
-        },
-        'request',
-      );
-    });
+    if (logger.isLevelEnabled('info'))
+      res.on('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info(
+          {
+            request_id: requestId,
+            method: req.method,
+            path: redactPath(pathname),
+            upstream: service,
+            status: res.statusCode,
+            ms: Math.round(ms * 100) / 100,
+          },
+          'request',
+        );
+      });
 
     handle().catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();

@@ -126,10 +126,16 @@ function identityCheck(verifier: IdentityVerifier): RequestHandler {
 
 function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ method: req.method, path: redactPath(req.path), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+      // 'finish' fires outside the request's async context, so the request id is named here.
+      const requestId = (res.locals.identity as { requestId?: string } | undefined)?.requestId;
+      logger.info(
+        { request_id: requestId, method: req.method, path: redactPath(req.path), status: res.statusCode, ms: Math.round(ms * 100) / 100 },
+        'request',
+      );
     });
     next();
   };

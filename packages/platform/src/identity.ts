@@ -44,11 +44,14 @@ interface Claims {
  */
 const HEADER = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT' })).toString('base64url');
 
+/** A PEM passed through an environment variable often arrives with its newlines as `\n`. */
+const pemFromEnv = (pem: string): string => pem.replace(/\\n/g, '\n').trim();
+
 export class IdentitySigner {
   private constructor(private readonly key: KeyObject) {}
 
   static async fromPem(privateKeyPem: string): Promise<IdentitySigner> {
-    const key = createPrivateKey(privateKeyPem);
+    const key = createPrivateKey(pemFromEnv(privateKeyPem));
     if (key.asymmetricKeyType !== 'ed25519') throw new Error('the internal identity key must be Ed25519');
     return new IdentitySigner(key);
   }
@@ -78,7 +81,7 @@ export class IdentityVerifier {
   ) {}
 
   static async fromPem(publicKeyPem: string, audience: string): Promise<IdentityVerifier> {
-    const key = createPublicKey(publicKeyPem);
+    const key = createPublicKey(pemFromEnv(publicKeyPem));
     if (key.asymmetricKeyType !== 'ed25519') throw new Error('the internal identity key must be Ed25519');
     return new IdentityVerifier(key, audience);
   }

@@ -26,7 +26,7 @@ export function createLogger(name: string, level: LoggerOptions['level'] = 'info
     },
   };
   // Asynchronous stdout: lines written while a write is in flight go out together in the next one.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /** Paths that carry a secret (`/webhooks/{id}/{token}`) are logged without it. */
