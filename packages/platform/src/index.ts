@@ -10,3 +10,4 @@ export * from './logger.js';
 export * from './snowflake.js';
 export * from './stores.js';
 export * from './validation.js';
+export * from './events.js';

@@ -1,0 +1,42 @@
+/**
+ * The event pipeline's contract: services write envelopes into their outbox in the same
+ * transaction as the change; a relay publishes them to JetStream; realtime dispatches them.
+ */
+
+/** The one stream every domain event goes to. */
+export const EVENTS_STREAM = 'EVENTS';
+/** Every subject of the stream: `events.<service>.<EVENT_NAME>`. */
+export const EVENTS_SUBJECTS = 'events.>';
+
+export const eventSubject = (service: string, name: string): string => `events.${service}.${name}`;
+
+/** Who an event concerns. Users now; guild and channel audiences are resolved by realtime later. */
+export interface Audience {
+  users?: string[];
+  guilds?: string[];
+  channels?: string[];
+}
+
+/** What a service hands to the outbox. `name` is the dispatch name clients see (`RELATIONSHIP_ADD`). */
+export interface DomainEvent<T = unknown> {
+  name: string;
+  audience: Audience;
+  /** The dispatch payload, exactly as clients receive it in `d`. */
+  data: T;
+  /** Facts realtime (or the edge) acts on but never forwards to clients. */
+  internal?: EventInternal;
+}
+
+export interface EventInternal {
+  /** Auth sessions that ended: their sockets close with 4004 and their tokens stop at the edge. */
+  revoked_session_ids?: string[];
+}
+
+/** The message body on the stream. Its `id` is also the `Nats-Msg-Id` header, so duplicates drop. */
+export interface EventEnvelope<T = unknown> extends DomainEvent<T> {
+  id: string;
+  /** The producing service. */
+  service: string;
+  /** ISO 8601. */
+  occurred_at: string;
+}
