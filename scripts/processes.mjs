@@ -11,12 +11,24 @@ export function processes(offset = 0) {
       readyUrl: `http://${host}:${port(8101)}/readyz`,
     },
     {
+      name: 'realtime',
+      dir: 'services/realtime',
+      env: {
+        HTTP_PORT: port(8108),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        // Clients reach the socket through the edge.
+        PUBLIC_GATEWAY_URL: `ws://${host}:${port(8080)}/gateway`,
+      },
+      readyUrl: `http://${host}:${port(8108)}/readyz`,
+    },
+    {
       name: 'gateway',
       dir: 'gateway',
       env: {
         PORT: port(8080),
         AUTH_HTTP_URL: `http://${host}:${port(8101)}`,
         AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

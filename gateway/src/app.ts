@@ -1,5 +1,16 @@
 import type { Server } from 'node:http';
-import { IdentitySigner, closeHttpServer, connectNats, createClient, createLogger, listen, type Closer, type Logger } from '@kith/platform';
+import {
+  IdentitySigner,
+  eventSubject,
+  type EventEnvelope,
+  closeHttpServer,
+  connectNats,
+  createClient,
+  createLogger,
+  listen,
+  type Closer,
+  type Logger,
+} from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { ClientIpResolver } from './client-ip.js';
 import type { GatewayConfig } from './config.js';
@@ -7,9 +18,14 @@ import { Cors } from './cors.js';
 import { createEdgeHandler } from './edge.js';
 import { Upstreams } from './proxy.js';
 import { TokenCache } from './token.cache.js';
+import { createUpgradeProxy } from './upgrade.js';
 
-/** auth publishes here when sessions end (see services/auth/src/events/session.events.ts). */
-const SESSION_REVOKED_SUBJECT = 'kith.auth.sessions.revoked';
+/**
+ * auth's outbox publishes this when sessions end. The edge reads it as a plain subscriber (no
+ * consumer state): a replica that misses one while disconnected still drops the token within
+ * its cache TTL.
+ */
+const SESSION_CHANGE_SUBJECT = eventSubject('auth', 'AUTH_SESSION_CHANGE');
 const VALIDATE_DEADLINE_MS = 1500;
 
 export interface RunningGateway {
@@ -33,14 +49,14 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
   );
 
   const nats = await connectNats(config.NATS_URL, 'gateway', logger);
-  const revocations = nats.subscribe(SESSION_REVOKED_SUBJECT);
+  const revocations = nats.subscribe(SESSION_CHANGE_SUBJECT);
   void (async () => {
     for await (const msg of revocations) {
       try {
-        const { session_ids } = msg.json<{ session_ids: string[] }>();
-        if (Array.isArray(session_ids)) tokens.revoke(session_ids);
+        const revoked = msg.json<EventEnvelope>().internal?.revoked_session_ids;
+        if (Array.isArray(revoked)) tokens.revoke(revoked);
       } catch (err) {
-        logger.warn({ err }, 'bad session revocation message');
+        logger.warn({ err }, 'bad session change event');
       }
     }
   })();
@@ -64,12 +80,13 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
   );
 
   let draining = false;
+  const clientIp = new ClientIpResolver(config.TRUSTED_PROXIES);
   const handler = createEdgeHandler({
     logger,
     signer,
     tokens,
     upstreams,
-    clientIp: new ClientIpResolver(config.TRUSTED_PROXIES),
+    clientIp,
     cors: new Cors(config.CORS_ORIGINS),
     maxBodyBytes: config.MAX_BODY_BYTES,
     probes: {
@@ -86,6 +103,8 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
     },
   });
   const { server, port } = await listen(handler, config.PORT, config.HOST);
+  const upgrades = createUpgradeProxy({ logger, clientIp, realtimeUrl: config.REALTIME_HTTP_URL });
+  server.on('upgrade', upgrades.handle);
   logger.info({ port, url: `http://${config.HOST}:${port}/api/v9` }, 'gateway listening');
 
   return {
@@ -95,6 +114,8 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
     tokens,
     closers: [
       async () => void (draining = true),
+      // Relayed sockets would hold the server open; cut, their clients resume through another edge.
+      async () => upgrades.close(),
       () => closeHttpServer(server),
       () => upstreams.close(),
       async () => auth.close(),

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { Logger } from './logger.js';
@@ -45,19 +46,35 @@ export function createDatabase<DB>({ url, maxConnections = 10, logger }: Databas
   // An idle connection the server ends (restart, failover, timeout) is emitted as 'error' on the
   // pool, which crashes the process when nothing listens. The pool has already dropped it.
   pool.on('error', (err) => logger?.warn({ err: err.message }, 'idle database connection lost'));
+  // The pool listens only while a connection is idle. One lost while checked out (inside a
+  // transaction) fails its query, then emits 'error' with no listener, which would crash too.
+  pool.on('connect', (client) => client.on('error', (err) => logger?.warn({ err: err.message }, 'database connection lost while in use')));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
-/** Migrations are plain SQL files, `NNNN_name.sql`, applied in name order, each in a transaction. */
+/**
+ * The platform's own tables every service database has (the outbox). Named `0000_platform_*`, they
+ * sort before any service's migrations and are applied in the same run.
+ */
+export const PLATFORM_MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/**
+ * Migrations are plain SQL files, `NNNN_name.sql`, from several folders (the platform's, then the
+ * service's), applied in name order, each in a transaction.
+ */
 class SqlFileMigrationProvider implements MigrationProvider {
-  constructor(private readonly folder: string) {}
+  constructor(private readonly folders: string[]) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(this.folder)).filter((f) => f.endsWith('.sql')).sort();
     const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      const text = await readFile(join(this.folder, file), 'utf8');
-      migrations[file.replace(/\.sql$/, '')] = { up: async (db) => void (await sql.raw(text).execute(db)) };
+    for (const folder of this.folders) {
+      const files = (await readdir(folder)).filter((f) => f.endsWith('.sql')).sort();
+      for (const file of files) {
+        const name = file.replace(/\.sql$/, '');
+        if (migrations[name]) throw new Error(`migration ${name} exists in more than one folder`);
+        const text = await readFile(join(folder, file), 'utf8');
+        migrations[name] = { up: async (db) => void (await sql.raw(text).execute(db)) };
+      }
     }
     return migrations;
   }
@@ -67,14 +84,20 @@ class SqlFileMigrationProvider implements MigrationProvider {
 const MIGRATION_LOCK_KEY = 7_340_417;
 
 /**
- * Applies pending migrations. Replicas starting together serialise on a session advisory lock, so
- * exactly one applies each migration and the others find nothing left to do.
+ * Applies pending migrations: the platform's and the service's own (`folder`). Replicas starting
+ * together serialise on a session advisory lock, so exactly one applies each migration and the
+ * others find nothing left to do.
  */
 export async function migrate(db: Kysely<unknown>, folder: string, logger?: Logger): Promise<string[]> {
   return db.connection().execute(async (conn) => {
     await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
     try {
-      const migrator = new Migrator({ db: conn, provider: new SqlFileMigrationProvider(folder) });
+      const migrator = new Migrator({
+        db: conn,
+        provider: new SqlFileMigrationProvider([PLATFORM_MIGRATIONS, folder]),
+        // A platform migration added later sorts before service migrations already applied.
+        allowUnorderedMigrations: true,
+      });
       const { error, results = [] } = await migrator.migrateToLatest();
       const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
       for (const failed of results.filter((r) => r.status === 'Error'))

@@ -11,3 +11,8 @@ export * from './snowflake.js';
 export * from './stores.js';
 export * from './validation.js';
 export * from './events.js';
+export * from './event-stream.js';
+export * from './outbox.js';
+export * from './outbox.relay.js';
+export { countPending, type PendingEvent } from './outbox.store.js';
+export * from './service.js';

@@ -24,3 +24,5 @@ export async function testSigner(privateKey: string) {
 
 /** A name no other test (or earlier run) has used: for usernames, emails, subjects, databases. */
 export const unique = (prefix = 't'): string => `${prefix}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+export { readStoredEvents, type StoredEvent } from './events.js';
+export { TestNatsServer } from './nats-server.js';

@@ -60,6 +60,9 @@ async function appliedMigrations(db: Kysely<unknown>): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/** The platform's own migrations, applied before every service's: the outbox. */
+const PLATFORM = ['0000_platform_outbox'];
+
 const threeMigrations = {
   '0001_users.sql': 'CREATE TABLE users (id bigint PRIMARY KEY, username text NOT NULL);',
   '0002_user_birthdays.sql': 'ALTER TABLE users ADD COLUMN birthday date;',
@@ -106,10 +109,10 @@ describe('migrate', () => {
     const folder = await migrationsFolder(threeMigrations);
     const db = fresh.open();
 
-    expect(await migrate(db, folder)).toEqual(['0001_users', '0002_user_birthdays', '0010_sessions']);
-    expect(await appliedMigrations(db)).toEqual(['0001_users', '0002_user_birthdays', '0010_sessions']);
+    expect(await migrate(db, folder)).toEqual([...PLATFORM, '0001_users', '0002_user_birthdays', '0010_sessions']);
+    expect(await appliedMigrations(db)).toEqual([...PLATFORM, '0001_users', '0002_user_birthdays', '0010_sessions']);
     expect(await migrate(db, folder)).toEqual([]);
-    expect(await appliedMigrations(db)).toEqual(['0001_users', '0002_user_birthdays', '0010_sessions']);
+    expect(await appliedMigrations(db)).toEqual([...PLATFORM, '0001_users', '0002_user_birthdays', '0010_sessions']);
 
     // The multi-statement file ran whole: the index exists.
     const { rows } = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE tablename = 'sessions'`.execute(db);
@@ -124,7 +127,7 @@ describe('migrate', () => {
     await migrate(db, folder);
     await writeFile(join(folder, '0011_guilds.sql'), 'CREATE TABLE guilds (id bigint PRIMARY KEY);');
     expect(await migrate(db, folder)).toEqual(['0011_guilds']);
-    expect(await appliedMigrations(db)).toHaveLength(4);
+    expect(await appliedMigrations(db)).toHaveLength(PLATFORM.length + 4);
   });
 
   it('when a migration fails, then migrate rejects, nothing of that run is kept, and a fixed file applies next time', async () => {
@@ -140,7 +143,7 @@ describe('migrate', () => {
     expect(rows[0]!.n).toBe(0);
 
     await writeFile(join(folder, '0002_b.sql'), 'CREATE TABLE b (id int);');
-    expect(await migrate(db, folder)).toEqual(['0001_a', '0002_b']);
+    expect(await migrate(db, folder)).toEqual([...PLATFORM, '0001_a', '0002_b']);
   });
 
   it('when 5 instances migrate the same fresh database at once, then every migration applies exactly once', async () => {
@@ -152,8 +155,32 @@ describe('migrate', () => {
     const results = await Promise.allSettled(replicas.map((db) => migrate(db, folder)));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     const applied = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
-    expect(applied.sort()).toEqual(['0001_users', '0002_user_birthdays', '0010_sessions']);
-    expect(await appliedMigrations(replicas[0]!)).toEqual(['0001_users', '0002_user_birthdays', '0010_sessions']);
+    expect(applied.sort()).toEqual([...PLATFORM, '0001_users', '0002_user_birthdays', '0010_sessions']);
+    expect(await appliedMigrations(replicas[0]!)).toEqual([...PLATFORM, '0001_users', '0002_user_birthdays', '0010_sessions']);
+  });
+  it('when the database was migrated before a platform migration existed, then that one is applied next time', async () => {
+    const fresh = freshDatabase();
+    await ensureDatabase(DATABASE_URL, fresh.name);
+    const folder = await migrationsFolder(threeMigrations);
+    const db = fresh.open();
+    await migrate(db, folder);
+    // As a database of a release before the outbox: its own migrations applied, the platform's not.
+    await sql`DROP TABLE outbox`.execute(db);
+    await sql`DELETE FROM kysely_migration WHERE name LIKE '0000_platform_%'`.execute(db);
+
+    expect(await migrate(db, folder)).toEqual(PLATFORM);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox`.execute(db);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it("when a service migration takes a platform migration's name, then migrate refuses and applies nothing", async () => {
+    const fresh = freshDatabase();
+    await ensureDatabase(DATABASE_URL, fresh.name);
+    const db = fresh.open();
+    const folder = await migrationsFolder({ '0000_platform_outbox.sql': 'CREATE TABLE outbox (id int);' });
+    await expect(migrate(db, folder)).rejects.toThrow(/0000_platform_outbox exists in more than one folder/);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'outbox'`.execute(db);
+    expect(rows[0]!.n).toBe(0);
   });
 });
 
@@ -174,6 +201,20 @@ describe('createDatabase', () => {
     const after = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
     expect(after.rows[0]!.pid).not.toBe(rows[0]!.pid);
   });
+  it('when the server ends a connection in the middle of a transaction, then that transaction fails and the process carries on', async () => {
+    const fresh = freshDatabase();
+    await ensureDatabase(DATABASE_URL, fresh.name);
+    const db = createDatabase({ url: fresh.url, maxConnections: 1 });
+    fresh.track(db);
+    const failed = db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+      await adminQuery('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await sql`SELECT 1`.execute(trx);
+    });
+    await expect(failed).rejects.toThrow();
+    const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(db);
+    expect(rows).toEqual([{ one: 1 }]);
+  });
 });
 
 describe('openServiceDatabase', () => {
@@ -193,7 +234,7 @@ describe('openServiceDatabase', () => {
     });
     fresh.track(db as Kysely<unknown>);
     expect(await databaseExists(fresh.name)).toBe(true);
-    expect(await appliedMigrations(db as Kysely<unknown>)).toEqual(['0001_events']);
+    expect(await appliedMigrations(db as Kysely<unknown>)).toEqual([...PLATFORM, '0001_events']);
     await db.insertInto('events').values({ id: '1', day: '2024-02-29', attendees: '3' }).execute();
     expect(await db.selectFrom('events').selectAll().execute()).toHaveLength(1);
   });
@@ -214,7 +255,7 @@ describe('openServiceDatabase', () => {
       ),
     );
     expect(await dbs[0]!.selectFrom('events').select('id').orderBy('id').execute()).toEqual([{ id: '0' }, { id: '1' }, { id: '2' }]);
-    expect(await appliedMigrations(dbs[0] as Kysely<unknown>)).toEqual(['0001_events']);
+    expect(await appliedMigrations(dbs[0] as Kysely<unknown>)).toEqual([...PLATFORM, '0001_events']);
   });
 
   it('when DATE and BIGINT columns are read, then they come back as exact strings', async () => {

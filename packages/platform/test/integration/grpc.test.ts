@@ -15,7 +15,14 @@ const notImplemented = async (): Promise<never> => {
 
 /** A gRPC server with a fake AuthService on a free port, and a typed client of it; both closed after the test. */
 async function serveAuth(impl: Partial<AuthImpl>) {
-  const full: AuthImpl = { validateToken: notImplemented, getUsers: notImplemented, ...impl };
+  const full: AuthImpl = {
+    validateToken: notImplemented,
+    getUsers: notImplemented,
+    getCurrentUser: notImplemented,
+    findUserByUsername: notImplemented,
+    getFriendSourceFlags: notImplemented,
+    ...impl,
+  };
   const server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { DomainEvent } from '@kith/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ActiveSession, NewSession, SessionRow, SessionsStore } from '../store/sessions.store.js';
-import { MAX_LISTED_SESSIONS, SessionsService, type SessionEvents } from './sessions.service.js';
+import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsStore, SessionsTransaction } from '../store/sessions.store.js';
+import { MAX_LISTED_SESSIONS, SessionsService } from './sessions.service.js';
 
 /** Records what the service asks of its store; answers what each test sets. */
 class FakeSessionsStore implements Pick<SessionsStore, keyof SessionsStore> {
@@ -13,8 +14,10 @@ class FakeSessionsStore implements Pick<SessionsStore, keyof SessionsStore> {
   active: ActiveSession | undefined;
   rows: SessionRow[] = [];
   listLimit: number | undefined;
-  revokedByHashes: string[] = [];
-  revokeAnswer = true;
+  revokedByHashes: RevokedSession[] = [];
+  revokeAnswer: RevokedSession | undefined = { id: 'sess-1', id_hash: 'hash-1' };
+  /** Events of committed transactions only, as the outbox would hold them. */
+  enqueued: DomainEvent[] = [];
 
   async insert(session: NewSession) {
     this.inserted.push(session);
@@ -30,36 +33,42 @@ class FakeSessionsStore implements Pick<SessionsStore, keyof SessionsStore> {
     this.listLimit = limit;
     return this.rows;
   }
-  async revokeByHashes(userId: string, idHashes: string[]) {
-    this.revokeByHashesCalls.push({ userId, idHashes });
-    return this.revokedByHashes;
-  }
-  async revoke(sessionId: string) {
-    this.revokeCalls.push(sessionId);
-    return this.revokeAnswer;
+  async transaction<T>(work: (tx: SessionsTransaction) => Promise<T>): Promise<T> {
+    const staged: DomainEvent[] = [];
+    const result = await work({
+      revokeByHashes: async (userId, idHashes) => {
+        this.revokeByHashesCalls.push({ userId, idHashes });
+        return this.revokedByHashes;
+      },
+      revoke: async (sessionId) => {
+        this.revokeCalls.push(sessionId);
+        return this.revokeAnswer;
+      },
+      enqueue: async (events) => void staged.push(...events),
+    });
+    this.enqueued.push(...staged);
+    return result;
   }
 }
 
-class FakeEvents implements SessionEvents {
-  published: { userId: string; sessionIds: string[] }[] = [];
-  async revoked(userId: string, sessionIds: string[]) {
-    this.published.push({ userId, sessionIds });
-  }
-}
+const sessionChange = (userId: string, id: string, idHash: string) => ({
+  name: 'AUTH_SESSION_CHANGE',
+  audience: { users: [userId] },
+  data: { auth_session_id_hash: idHash },
+  internal: { revoked_session_ids: [id] },
+});
 
 const NOW = new Date('2025-03-01T12:00:00Z');
 const DAY = 86_400_000;
 const INTERVAL = 60_000;
 
 let store: FakeSessionsStore;
-let events: FakeEvents;
 let service: SessionsService;
 
 beforeEach(() => {
   store = new FakeSessionsStore();
-  events = new FakeEvents();
-  // The fake has the store's public shape; the cast only drops the class's private db handle.
-  service = new SessionsService(store as unknown as SessionsStore, events, { idleDays: 90, touchIntervalMs: INTERVAL }, () => NOW);
+  // The fake has the store's public shape; the cast only drops the class's private handles.
+  service = new SessionsService(store as unknown as SessionsStore, { idleDays: 90, touchIntervalMs: INTERVAL }, () => NOW);
 });
 
 const activeSession = (lastUsed: Date): ActiveSession => ({ id: 'sess-1', user_id: '42', last_used_at: lastUsed, flags: '0', bot: false });
@@ -120,7 +129,7 @@ describe('SessionsService.validate', () => {
   });
 
   it('when the touch interval is zero, then every use is recorded', async () => {
-    const eager = new SessionsService(store as unknown as SessionsStore, events, { idleDays: 90, touchIntervalMs: 0 }, () => NOW);
+    const eager = new SessionsService(store as unknown as SessionsStore, { idleDays: 90, touchIntervalMs: 0 }, () => NOW);
     store.active = activeSession(NOW);
     await eager.validate('tok', '');
     await eager.validate('tok', '');
@@ -165,29 +174,32 @@ describe('SessionsService.logoutByHashes', () => {
     expect(store.revokeByHashesCalls).toEqual([{ userId: '42', idHashes: ['a', 'b'] }]);
   });
 
-  it('when nothing was revoked, then no event is published', async () => {
+  it('when nothing was revoked, then no event is written', async () => {
     store.revokedByHashes = [];
-    await service.logoutByHashes('42', ['someone-elses-hash']);
-    expect(events.published).toEqual([]);
+    expect(await service.logoutByHashes('42', ['someone-elses-hash'])).toEqual([]);
+    expect(store.enqueued).toEqual([]);
   });
 
-  it('when sessions were revoked, then one event names them all', async () => {
-    store.revokedByHashes = ['s1', 's2'];
-    await service.logoutByHashes('42', ['h1', 'h2']);
-    expect(events.published).toEqual([{ userId: '42', sessionIds: ['s1', 's2'] }]);
+  it('when sessions were revoked, then one AUTH_SESSION_CHANGE per session commits with them', async () => {
+    store.revokedByHashes = [
+      { id: 's1', id_hash: 'h1' },
+      { id: 's2', id_hash: 'h2' },
+    ];
+    expect(await service.logoutByHashes('42', ['h1', 'h2'])).toEqual(['s1', 's2']);
+    expect(store.enqueued).toEqual([sessionChange('42', 's1', 'h1'), sessionChange('42', 's2', 'h2')]);
   });
 });
 
 describe('SessionsService.logout', () => {
-  it('when the session is revoked, then the event names it', async () => {
-    await service.logout('42', 'sess-1');
+  it('when the session is revoked, then its AUTH_SESSION_CHANGE names its hash to clients and its id internally', async () => {
+    expect(await service.logout('42', 'sess-1')).toEqual(['sess-1']);
     expect(store.revokeCalls).toEqual(['sess-1']);
-    expect(events.published).toEqual([{ userId: '42', sessionIds: ['sess-1'] }]);
+    expect(store.enqueued).toEqual([sessionChange('42', 'sess-1', 'hash-1')]);
   });
 
-  it('when the session was already revoked, then no event is published', async () => {
-    store.revokeAnswer = false;
-    await service.logout('42', 'sess-1');
-    expect(events.published).toEqual([]);
+  it('when the session was already revoked, then no event is written', async () => {
+    store.revokeAnswer = undefined;
+    expect(await service.logout('42', 'sess-1')).toEqual([]);
+    expect(store.enqueued).toEqual([]);
   });
 });

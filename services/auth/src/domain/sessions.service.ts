@@ -1,3 +1,4 @@
+import { sessionChangeEvents } from '../events/session.events.js';
 import type { ActiveSession, SessionRow, SessionsStore } from '../store/sessions.store.js';
 import { clientInfoFrom } from './client-info.js';
 import { hashToken, newSessionId, newToken, sessionIdHash } from './tokens.js';
@@ -7,11 +8,6 @@ export interface SessionRequest {
   clientIp: string;
   userAgent?: string;
   superProperties?: string;
-}
-
-/** Tells the edge (and later every socket) that sessions ended, so their tokens stop at once. */
-export interface SessionEvents {
-  revoked(userId: string, sessionIds: string[]): Promise<void>;
 }
 
 export interface SessionsOptions {
@@ -24,7 +20,6 @@ export const MAX_LISTED_SESSIONS = 50;
 export class SessionsService {
   constructor(
     private readonly store: SessionsStore,
-    private readonly events: SessionEvents,
     private readonly options: SessionsOptions,
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -67,18 +62,27 @@ export class SessionsService {
     return rows.map(sessionView);
   }
 
-  /** Logs out the caller's own sessions named by hash; hashes of other users' sessions do nothing. */
-  async logoutByHashes(userId: string, idHashes: string[]): Promise<string[]> {
-    const revoked = await this.store.revokeByHashes(userId, [...new Set(idHashes)]);
-    if (revoked.length) await this.events.revoked(userId, revoked);
-    return revoked;
+  /**
+   * Logs out the caller's own sessions named by hash; hashes of other users' sessions do nothing.
+   * Each revoked session's AUTH_SESSION_CHANGE commits with the revocation, so the edge and the
+   * sockets hear of exactly the sessions that ended.
+   */
+  logoutByHashes(userId: string, idHashes: string[]): Promise<string[]> {
+    return this.store.transaction(async (tx) => {
+      const revoked = await tx.revokeByHashes(userId, [...new Set(idHashes)]);
+      await tx.enqueue(sessionChangeEvents(userId, revoked));
+      return revoked.map((s) => s.id);
+    });
   }
 
-  /** Ends the caller's own session; returns its id when it was still live. */
-  async logout(userId: string, sessionId: string): Promise<string[]> {
-    if (!(await this.store.revoke(sessionId))) return [];
-    await this.events.revoked(userId, [sessionId]);
-    return [sessionId];
+  /** Ends the caller's own session, with its AUTH_SESSION_CHANGE; returns its id when it was still live. */
+  logout(userId: string, sessionId: string): Promise<string[]> {
+    return this.store.transaction(async (tx) => {
+      const revoked = await tx.revoke(sessionId);
+      if (!revoked) return [];
+      await tx.enqueue(sessionChangeEvents(userId, [revoked]));
+      return [revoked.id];
+    });
   }
 
   private expiryFrom(date: Date): Date {

@@ -1,18 +1,26 @@
-import type { NatsConnection } from '@kith/platform';
-import type { SessionEvents } from '../domain/sessions.service.js';
+import type { DomainEvent } from '@kith/platform';
+import type { RevokedSession } from '../store/sessions.store.js';
 
 /**
- * Core-NATS subject every edge replica listens on to drop cached sessions. The edge that relays
- * the logout learns it from the answer itself (REVOKED_SESSIONS_HEADER); this reaches the others.
+ * The dispatch a user's clients receive when one of their sessions ends. It reaches the edge and
+ * realtime through the outbox as `events.auth.AUTH_SESSION_CHANGE`: the edge drops the revoked
+ * sessions' cached tokens, realtime closes their sockets (4004) and tells the user's other sockets.
  */
-export const SESSION_REVOKED_SUBJECT = 'kith.auth.sessions.revoked';
+export const AUTH_SESSION_CHANGE = 'AUTH_SESSION_CHANGE';
 
-export class NatsSessionEvents implements SessionEvents {
-  constructor(private readonly nc: NatsConnection) {}
+export interface AuthSessionChange {
+  auth_session_id_hash: string;
+}
 
-  async revoked(userId: string, sessionIds: string[]): Promise<void> {
-    this.nc.publish(SESSION_REVOKED_SUBJECT, JSON.stringify({ user_id: userId, session_ids: sessionIds }));
-    // Flush so other edges hear of it within a round trip, not whenever the client next writes.
-    await this.nc.flush();
-  }
+/**
+ * One event per ended session, as the platform sends one AUTH_SESSION_CHANGE per session: each
+ * names its session's hash to the clients and, internally, its id to the edge and realtime.
+ */
+export function sessionChangeEvents(userId: string, revoked: RevokedSession[]): DomainEvent<AuthSessionChange>[] {
+  return revoked.map((session) => ({
+    name: AUTH_SESSION_CHANGE,
+    audience: { users: [userId] },
+    data: { auth_session_id_hash: session.id_hash },
+    internal: { revoked_session_ids: [session.id] },
+  }));
 }

@@ -4,6 +4,13 @@ import type { ColumnType, Generated } from 'kysely';
 type Id = ColumnType<string, string | bigint, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
+/** Who may send the user friend requests. */
+export interface FriendSourceFlags {
+  all: boolean;
+  mutual_friends: boolean;
+  mutual_guilds: boolean;
+}
+
 export interface UsersTable {
   id: Id;
   username: string;
@@ -24,6 +31,7 @@ export interface UsersTable {
   mfa_enabled: Generated<boolean>;
   premium_type: Generated<number>;
   promotional_email_opt_in: Generated<boolean>;
+  friend_source_flags: ColumnType<FriendSourceFlags, string | undefined, string>;
   created_at: Generated<Date>;
   disabled_at: Date | null;
   deleted_at: Date | null;

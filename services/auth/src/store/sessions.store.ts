@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { DomainEvent, Outbox } from '@kith/platform';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { AuthDatabase, SessionsTable } from './schema.js';
 
@@ -14,8 +15,32 @@ export interface ActiveSession {
   bot: boolean;
 }
 
+/** A session that a revocation ended: its id for the edge and sockets, its hash for clients. */
+export interface RevokedSession {
+  id: string;
+  id_hash: string;
+}
+
+/** The writes that end sessions, and the outbox their events go to, inside one transaction. */
+export interface SessionsTransaction {
+  /** Revokes the given live sessions of one user; returns those actually revoked. */
+  revokeByHashes(userId: string, idHashes: string[]): Promise<RevokedSession[]>;
+  /** Revokes one session; undefined when it was already revoked. */
+  revoke(sessionId: string): Promise<RevokedSession | undefined>;
+  /** Written only if the transaction commits, and then published. */
+  enqueue(events: DomainEvent[]): Promise<void>;
+}
+
 export class SessionsStore {
-  constructor(private readonly db: Kysely<AuthDatabase>) {}
+  constructor(
+    private readonly db: Kysely<AuthDatabase>,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /** Runs `work` in one transaction: its revocations and its events commit together or not at all. */
+  transaction<T>(work: (tx: SessionsTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new SessionsWriter(trx, this.outbox)));
+  }
 
   async insert(session: NewSession): Promise<void> {
     await this.db.insertInto('sessions').values(session).execute();
@@ -56,27 +81,37 @@ export class SessionsStore {
       .limit(limit)
       .execute();
   }
+}
 
-  /** Revokes the given sessions of one user; returns the ids actually revoked. */
-  async revokeByHashes(userId: string, idHashes: string[]): Promise<string[]> {
-    const rows = await this.db
+class SessionsWriter implements SessionsTransaction {
+  constructor(
+    private readonly trx: Transaction<AuthDatabase>,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async revokeByHashes(userId: string, idHashes: string[]): Promise<RevokedSession[]> {
+    if (idHashes.length === 0) return [];
+    return this.trx
       .updateTable('sessions')
       .set({ revoked_at: sql`now()` })
       .where('user_id', '=', userId)
       .where('id_hash', 'in', idHashes)
       .where('revoked_at', 'is', null)
-      .returning('id')
+      .returning(['id', 'id_hash'])
       .execute();
-    return rows.map((r) => r.id);
   }
 
-  async revoke(sessionId: string): Promise<boolean> {
-    const result = await this.db
+  revoke(sessionId: string): Promise<RevokedSession | undefined> {
+    return this.trx
       .updateTable('sessions')
       .set({ revoked_at: sql`now()` })
       .where('id', '=', sessionId)
       .where('revoked_at', 'is', null)
+      .returning(['id', 'id_hash'])
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+  }
+
+  async enqueue(events: DomainEvent[]): Promise<void> {
+    await this.outbox.enqueue(this.trx, events);
   }
 }

@@ -74,6 +74,14 @@ export class UsersStore {
     return this.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
   }
 
+  findByUsername(username: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql`lower(username)`, '=', username.toLowerCase())
+      .executeTakeFirst();
+  }
+
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.db
       .selectFrom('users')

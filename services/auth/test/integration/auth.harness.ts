@@ -88,24 +88,26 @@ export class AuthHarness {
     readonly grpc: AuthClient,
     readonly sign: (audience: string, identity?: Partial<Identity>) => Promise<string>,
     private readonly closers: (() => Promise<unknown>)[],
+    /** The service's database: `<DB_PREFIX>_auth`. */
+    readonly databaseName: string,
   ) {}
 
   static async start(config: Record<string, unknown> = {}): Promise<AuthHarness> {
     const stores = inject('stores');
     const keys = testKeys();
-    const auth = await startAuth(
-      authConfigSchema.parse({
-        HTTP_PORT: 0,
-        GRPC_PORT: 0,
-        DB_PREFIX,
-        ...stores,
-        INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
-        LOG_LEVEL: 'silent',
-        ...config,
-      }),
-    );
+    const parsed = authConfigSchema.parse({
+      HTTP_PORT: 0,
+      GRPC_PORT: 0,
+      DB_PREFIX,
+      ...stores,
+      INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
+      LOG_LEVEL: 'silent',
+      ...config,
+    });
+    const auth = await startAuth(parsed);
     const grpc = createClient(AuthService, `127.0.0.1:${auth.grpcPort}`);
-    return new AuthHarness(stores, auth.httpPort, auth.grpcPort, grpc, await testSigner(keys.privateKey), auth.closers);
+    const signer = await testSigner(keys.privateKey);
+    return new AuthHarness(stores, auth.httpPort, auth.grpcPort, grpc, signer, auth.closers, `${parsed.DB_PREFIX}_auth`);
   }
 
   /** Stops the client, then the service in its own shutdown order. */
@@ -117,7 +119,7 @@ export class AuthHarness {
 
   /** The service's own database, for arranging states the API cannot reach (legacy or disabled accounts). */
   get db(): Kysely<AuthDatabase> {
-    this.database ??= createDatabase<AuthDatabase>({ url: databaseUrl(this.stores.DATABASE_URL, `${DB_PREFIX}_auth`), maxConnections: 2 });
+    this.database ??= createDatabase<AuthDatabase>({ url: databaseUrl(this.stores.DATABASE_URL, this.databaseName), maxConnections: 2 });
     return this.database;
   }
 

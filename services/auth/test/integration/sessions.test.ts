@@ -1,18 +1,19 @@
-import { connectNats, type NatsConnection } from '@kith/platform';
+import { connectNats, eventSubject, type NatsConnection } from '@kith/platform';
+import { readStoredEvents } from '@kith/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_REVOKED_SUBJECT } from '../../src/events/session.events.js';
+import { sessionIdHash } from '../../src/domain/tokens.js';
+import type { AuthSessionChange } from '../../src/events/session.events.js';
 import { AuthHarness, expectFormError, type Account } from './auth.harness.js';
 
 let auth: AuthHarness;
 let nats: NatsConnection;
-const revokedEvents: { user_id: string; session_ids: string[] }[] = [];
+/** Events stored before this file started are not this file's. */
+let since: Date;
 
 beforeAll(async () => {
+  since = new Date(Date.now() - 1_000);
   auth = await AuthHarness.start();
   nats = await connectNats(auth.stores.NATS_URL, 'auth-sessions-test');
-  nats.subscribe(SESSION_REVOKED_SUBJECT, { callback: (err, msg) => void (err ?? revokedEvents.push(msg.json())) });
-  // The subscription is registered with the server before any test revokes anything.
-  await nats.flush();
 });
 
 afterAll(async () => {
@@ -24,6 +25,30 @@ const FIREFOX_ON_LINUX = Buffer.from(JSON.stringify({ os: 'Linux', browser: 'Fir
 
 const logoutByHashes = (account: Account, hashes: unknown) =>
   auth.request('POST', '/auth/sessions/logout', { identity: account.identity, body: { session_id_hashes: hashes } });
+
+const SESSION_CHANGES = eventSubject('auth', 'AUTH_SESSION_CHANGE');
+
+/** The AUTH_SESSION_CHANGE events the EVENTS stream holds for one user, as stored. */
+async function sessionChanges(userId: string) {
+  const stored = await readStoredEvents<AuthSessionChange>(nats, SESSION_CHANGES, since);
+  return stored.filter((e) => e.envelope.audience.users?.includes(userId));
+}
+
+/** What the stream must hold when a session of this user ends: its hash for clients, its id internally. */
+const sessionChange = (userId: string, sessionId: string) =>
+  expect.objectContaining({
+    subject: SESSION_CHANGES,
+    msgId: expect.stringMatching(/^\d+$/),
+    envelope: {
+      id: expect.stringMatching(/^\d+$/),
+      service: 'auth',
+      name: 'AUTH_SESSION_CHANGE',
+      occurred_at: expect.any(String),
+      audience: { users: [userId] },
+      data: { auth_session_id_hash: sessionIdHash(sessionId) },
+      internal: { revoked_session_ids: [sessionId] },
+    },
+  });
 
 /** The hash of the session a token opened, found by listing before and after. */
 async function loginWithHash(account: Account, headers: Record<string, string> = {}) {
@@ -127,13 +152,35 @@ describe('POST /auth/sessions/logout', () => {
     expect((await auth.sessions(account.identity)).map((s) => s.id_hash)).not.toContain(other.view.id_hash);
   });
 
-  it('when a session is revoked, then kith.auth.sessions.revoked carries the user and session ids', async () => {
+  it('when a session is revoked, then one AUTH_SESSION_CHANGE reaches events.auth.AUTH_SESSION_CHANGE for its user', async () => {
     const account = await auth.register();
     const other = await loginWithHash(account);
     expect((await logoutByHashes(account, [other.view.id_hash, other.view.id_hash])).status).toBe(204);
+    await expect.poll(() => sessionChanges(account.userId)).toEqual([sessionChange(account.userId, other.identity.sessionId!)]);
+    const [stored] = await sessionChanges(account.userId);
+    expect(stored!.msgId).toBe(stored!.envelope.id);
+    expect(stored!.envelope.data.auth_session_id_hash).toBe(other.view.id_hash);
+  });
+
+  it('when several sessions are revoked at once, then each gets its own AUTH_SESSION_CHANGE', async () => {
+    const account = await auth.register();
+    const second = await loginWithHash(account);
+    const third = await loginWithHash(account);
+    expect((await logoutByHashes(account, [second.view.id_hash, third.view.id_hash])).status).toBe(204);
     await expect
-      .poll(() => revokedEvents.filter((e) => e.user_id === account.userId))
-      .toEqual([{ user_id: account.userId, session_ids: [other.identity.sessionId] }]);
+      .poll(async () => (await sessionChanges(account.userId)).map((e) => e.envelope.internal?.revoked_session_ids).sort())
+      .toEqual([[second.identity.sessionId], [third.identity.sessionId]].sort());
+  });
+
+  it('when no hash is one of mine, then nothing is revoked and no event is written', async () => {
+    const victim = await auth.register();
+    const attacker = await auth.register();
+    const [victimSession] = await auth.sessions(victim.identity);
+    expect((await logoutByHashes(attacker, [victimSession!.id_hash, 'no-such-hash'])).status).toBe(204);
+    // Events leave in commit order: once this later one is out, an earlier one would be too.
+    expect((await auth.request('POST', '/auth/logout', { identity: attacker.identity })).status).toBe(204);
+    await expect.poll(() => sessionChanges(attacker.userId)).toEqual([sessionChange(attacker.userId, attacker.sessionId)]);
+    expect(await sessionChanges(victim.userId)).toEqual([]);
   });
 
   it('when sessions are revoked, then the answer names them for the edge in x-internal-revoked-sessions', async () => {
@@ -170,9 +217,7 @@ describe('POST /auth/logout', () => {
 
     expect((await auth.grpc.validateToken({ token: account.token })).valid).toBe(false);
     expect((await auth.grpc.validateToken({ token: other.token })).valid).toBe(true);
-    await expect
-      .poll(() => revokedEvents.filter((e) => e.user_id === account.userId))
-      .toEqual([{ user_id: account.userId, session_ids: [account.sessionId] }]);
+    await expect.poll(() => sessionChanges(account.userId)).toEqual([sessionChange(account.userId, account.sessionId)]);
   });
 
   it('when the body is absent, then logout still succeeds', async () => {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJImcKFVZhbGlkYXRlVG9rZW5SZXNwb25zZRINCgV2YWxpZBgBIAEoCBIPCgd1c2VyX2lkGAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkSDQoFZmxhZ3MYBCABKAkSCwoDYm90GAUgASgIIiMKD0dldFVzZXJzUmVxdWVzdBIQCgh1c2VyX2lkcxgBIAMoCSKvAQoLUGFydGlhbFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSFQoNZGlzY3JpbWluYXRvchgDIAEoCRIYCgtnbG9iYWxfbmFtZRgEIAEoCUgAiAEBEhMKBmF2YXRhchgFIAEoCUgBiAEBEhQKDHB1YmxpY19mbGFncxgGIAEoAxILCgNib3QYByABKAhCDgoMX2dsb2JhbF9uYW1lQgkKB19hdmF0YXIiNwoQR2V0VXNlcnNSZXNwb25zZRIjCgV1c2VycxgBIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXIyngEKC0F1dGhTZXJ2aWNlEk4KDVZhbGlkYXRlVG9rZW4SHS5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXF1ZXN0Gh4uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVzcG9uc2USPwoIR2V0VXNlcnMSGC5hdXRoLnYxLkdldFVzZXJzUmVxdWVzdBoZLmF1dGgudjEuR2V0VXNlcnNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIq8BCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCEIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhciI3ChBHZXRVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlciIoChVHZXRDdXJyZW50VXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKPAwoLQ3VycmVudFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSFQoNZGlzY3JpbWluYXRvchgDIAEoCRIYCgtnbG9iYWxfbmFtZRgEIAEoCUgAiAEBEhMKBmF2YXRhchgFIAEoCUgBiAEBEgsKA2JpbxgGIAEoCRIOCgZsb2NhbGUYByABKAkSDQoFdGhlbWUYCCABKAkSEwoLbWZhX2VuYWJsZWQYCSABKAgSEgoFZW1haWwYCiABKAlIAogBARIQCgh2ZXJpZmllZBgLIAEoCBISCgVwaG9uZRgMIAEoCUgDiAEBEg0KBWZsYWdzGA0gASgJEhQKDHByZW1pdW1fdHlwZRgOIAEoBRIUCgxwdWJsaWNfZmxhZ3MYDyABKAMSCwoDYm90GBAgASgIEhkKDG5zZndfYWxsb3dlZBgRIAEoCEgEiAEBQg4KDF9nbG9iYWxfbmFtZUIJCgdfYXZhdGFyQggKBl9lbWFpbEIICgZfcGhvbmVCDwoNX25zZndfYWxsb3dlZCI8ChZHZXRDdXJyZW50VXNlclJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5hdXRoLnYxLkN1cnJlbnRVc2VyIkQKGUZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSFQoNZGlzY3JpbWluYXRvchgCIAEoCSJAChpGaW5kVXNlckJ5VXNlcm5hbWVSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlciIuChtHZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJaChxHZXRGcmllbmRTb3VyY2VGbGFnc1Jlc3BvbnNlEgsKA2FsbBgBIAEoCBIWCg5tdXR1YWxfZnJpZW5kcxgCIAEoCBIVCg1tdXR1YWxfZ3VpbGRzGAMgASgIMrUDCgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message auth.v1.ValidateTokenRequest
@@ -68,6 +68,13 @@ export type ValidateTokenResponse = Message<"auth.v1.ValidateTokenResponse"> & {
    * @generated from field: bool bot = 5;
    */
   bot: boolean;
+
+  /**
+   * The hash clients see as `id_hash` in /auth/sessions and `auth_session_id_hash` in READY.
+   *
+   * @generated from field: string session_id_hash = 6;
+   */
+  sessionIdHash: string;
 };
 
 /**
@@ -159,6 +166,232 @@ export const GetUsersResponseSchema: GenMessage<GetUsersResponse> = /*@__PURE__*
   messageDesc(file_auth_v1_auth, 4);
 
 /**
+ * @generated from message auth.v1.GetCurrentUserRequest
+ */
+export type GetCurrentUserRequest = Message<"auth.v1.GetCurrentUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message auth.v1.GetCurrentUserRequest.
+ * Use `create(GetCurrentUserRequestSchema)` to create a new message.
+ */
+export const GetCurrentUserRequestSchema: GenMessage<GetCurrentUserRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 5);
+
+/**
+ * The user's own object: the public fields, the private ones and the settings READY carries.
+ *
+ * @generated from message auth.v1.CurrentUser
+ */
+export type CurrentUser = Message<"auth.v1.CurrentUser"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string username = 2;
+   */
+  username: string;
+
+  /**
+   * @generated from field: string discriminator = 3;
+   */
+  discriminator: string;
+
+  /**
+   * @generated from field: optional string global_name = 4;
+   */
+  globalName?: string | undefined;
+
+  /**
+   * @generated from field: optional string avatar = 5;
+   */
+  avatar?: string | undefined;
+
+  /**
+   * @generated from field: string bio = 6;
+   */
+  bio: string;
+
+  /**
+   * @generated from field: string locale = 7;
+   */
+  locale: string;
+
+  /**
+   * `dark` or `light`.
+   *
+   * @generated from field: string theme = 8;
+   */
+  theme: string;
+
+  /**
+   * @generated from field: bool mfa_enabled = 9;
+   */
+  mfaEnabled: boolean;
+
+  /**
+   * @generated from field: optional string email = 10;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: bool verified = 11;
+   */
+  verified: boolean;
+
+  /**
+   * @generated from field: optional string phone = 12;
+   */
+  phone?: string | undefined;
+
+  /**
+   * The user's account flags bitfield, as a decimal string (64-bit).
+   *
+   * @generated from field: string flags = 13;
+   */
+  flags: string;
+
+  /**
+   * @generated from field: int32 premium_type = 14;
+   */
+  premiumType: number;
+
+  /**
+   * @generated from field: int64 public_flags = 15;
+   */
+  publicFlags: bigint;
+
+  /**
+   * @generated from field: bool bot = 16;
+   */
+  bot: boolean;
+
+  /**
+   * Unset when the user gave no date of birth.
+   *
+   * @generated from field: optional bool nsfw_allowed = 17;
+   */
+  nsfwAllowed?: boolean | undefined;
+};
+
+/**
+ * Describes the message auth.v1.CurrentUser.
+ * Use `create(CurrentUserSchema)` to create a new message.
+ */
+export const CurrentUserSchema: GenMessage<CurrentUser> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 6);
+
+/**
+ * @generated from message auth.v1.GetCurrentUserResponse
+ */
+export type GetCurrentUserResponse = Message<"auth.v1.GetCurrentUserResponse"> & {
+  /**
+   * @generated from field: auth.v1.CurrentUser user = 1;
+   */
+  user?: CurrentUser | undefined;
+};
+
+/**
+ * Describes the message auth.v1.GetCurrentUserResponse.
+ * Use `create(GetCurrentUserResponseSchema)` to create a new message.
+ */
+export const GetCurrentUserResponseSchema: GenMessage<GetCurrentUserResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 7);
+
+/**
+ * @generated from message auth.v1.FindUserByUsernameRequest
+ */
+export type FindUserByUsernameRequest = Message<"auth.v1.FindUserByUsernameRequest"> & {
+  /**
+   * @generated from field: string username = 1;
+   */
+  username: string;
+
+  /**
+   * Empty or "0" for migrated (unique) usernames; otherwise it must match.
+   *
+   * @generated from field: string discriminator = 2;
+   */
+  discriminator: string;
+};
+
+/**
+ * Describes the message auth.v1.FindUserByUsernameRequest.
+ * Use `create(FindUserByUsernameRequestSchema)` to create a new message.
+ */
+export const FindUserByUsernameRequestSchema: GenMessage<FindUserByUsernameRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 8);
+
+/**
+ * @generated from message auth.v1.FindUserByUsernameResponse
+ */
+export type FindUserByUsernameResponse = Message<"auth.v1.FindUserByUsernameResponse"> & {
+  /**
+   * Unset when no such user exists.
+   *
+   * @generated from field: auth.v1.PartialUser user = 1;
+   */
+  user?: PartialUser | undefined;
+};
+
+/**
+ * Describes the message auth.v1.FindUserByUsernameResponse.
+ * Use `create(FindUserByUsernameResponseSchema)` to create a new message.
+ */
+export const FindUserByUsernameResponseSchema: GenMessage<FindUserByUsernameResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 9);
+
+/**
+ * @generated from message auth.v1.GetFriendSourceFlagsRequest
+ */
+export type GetFriendSourceFlagsRequest = Message<"auth.v1.GetFriendSourceFlagsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message auth.v1.GetFriendSourceFlagsRequest.
+ * Use `create(GetFriendSourceFlagsRequestSchema)` to create a new message.
+ */
+export const GetFriendSourceFlagsRequestSchema: GenMessage<GetFriendSourceFlagsRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 10);
+
+/**
+ * @generated from message auth.v1.GetFriendSourceFlagsResponse
+ */
+export type GetFriendSourceFlagsResponse = Message<"auth.v1.GetFriendSourceFlagsResponse"> & {
+  /**
+   * @generated from field: bool all = 1;
+   */
+  all: boolean;
+
+  /**
+   * @generated from field: bool mutual_friends = 2;
+   */
+  mutualFriends: boolean;
+
+  /**
+   * @generated from field: bool mutual_guilds = 3;
+   */
+  mutualGuilds: boolean;
+};
+
+/**
+ * Describes the message auth.v1.GetFriendSourceFlagsResponse.
+ * Use `create(GetFriendSourceFlagsResponseSchema)` to create a new message.
+ */
+export const GetFriendSourceFlagsResponseSchema: GenMessage<GetFriendSourceFlagsResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 11);
+
+/**
  * The account service's contract for other services and the edge gateway.
  *
  * @generated from service auth.v1.AuthService
@@ -183,6 +416,36 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof GetUsersRequestSchema;
     output: typeof GetUsersResponseSchema;
+  },
+  /**
+   * The user's own (private) object, as READY and `GET /users/@me` carry it; NOT_FOUND when unknown.
+   *
+   * @generated from rpc auth.v1.AuthService.GetCurrentUser
+   */
+  getCurrentUser: {
+    methodKind: "unary";
+    input: typeof GetCurrentUserRequestSchema;
+    output: typeof GetCurrentUserResponseSchema;
+  },
+  /**
+   * Finds a user by username (case-insensitive), for friend requests by name.
+   *
+   * @generated from rpc auth.v1.AuthService.FindUserByUsername
+   */
+  findUserByUsername: {
+    methodKind: "unary";
+    input: typeof FindUserByUsernameRequestSchema;
+    output: typeof FindUserByUsernameResponseSchema;
+  },
+  /**
+   * Who may send the user friend requests (the platform's friend_source_flags).
+   *
+   * @generated from rpc auth.v1.AuthService.GetFriendSourceFlags
+   */
+  getFriendSourceFlags: {
+    methodKind: "unary";
+    input: typeof GetFriendSourceFlagsRequestSchema;
+    output: typeof GetFriendSourceFlagsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_auth_v1_auth, 0);

@@ -1,0 +1,79 @@
+import { context, propagation } from '@opentelemetry/api';
+import { sql, type Transaction } from 'kysely';
+import { eventSubject, type DomainEvent, type EventEnvelope } from './events.js';
+import type { SnowflakeGenerator } from './snowflake.js';
+
+/**
+ * The channel the relay LISTENs on. A NOTIFY sent inside the producing transaction is delivered
+ * only at commit (and not at all on rollback), so the relay wakes exactly when there is work.
+ */
+export const OUTBOX_CHANNEL = 'kith_outbox';
+
+/** Service and event names are subject tokens: a dot, space or wildcard would change the subject. */
+const SUBJECT_TOKEN = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Writes events into the outbox inside the caller's transaction: they are published if and only if
+ * it commits. Call it after the writes the events describe, so that a concurrent transaction
+ * waiting on the same rows writes its events later in the outbox's order. The active trace context
+ * is stored with each event so publishing continues the trace.
+ */
+export async function enqueueEvents<DB>(
+  trx: Transaction<DB>,
+  service: string,
+  events: DomainEvent[],
+  ids: SnowflakeGenerator,
+): Promise<EventEnvelope[]> {
+  if (events.length === 0) return [];
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  const envelopes = events.map((event) => toEnvelope(service, event, ids));
+  const rows = envelopes.map(
+    (e) => sql`(${e.id}, ${eventSubject(service, e.name)}, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
+  );
+  // One round trip: the rows and the wake-up call travel in the same statement.
+  await sql`WITH inserted AS (INSERT INTO outbox (id, subject, envelope, headers) VALUES ${sql.join(rows)} RETURNING 1)
+    SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`.execute(trx);
+  return envelopes;
+}
+
+/** Writes one event into the outbox inside the caller's transaction (see `enqueueEvents`). */
+export async function enqueueEvent<DB>(
+  trx: Transaction<DB>,
+  service: string,
+  event: DomainEvent,
+  ids: SnowflakeGenerator,
+): Promise<EventEnvelope> {
+  const [envelope] = await enqueueEvents(trx, service, [event], ids);
+  return envelope!;
+}
+
+/** A service's outbox: its name and id generator bound once, for its stores to enqueue with. */
+export class Outbox {
+  constructor(
+    readonly service: string,
+    private readonly ids: SnowflakeGenerator,
+  ) {
+    if (!SUBJECT_TOKEN.test(service)) throw new Error(`bad service name for event subjects: ${service}`);
+  }
+
+  enqueue<DB>(trx: Transaction<DB>, events: DomainEvent[]): Promise<EventEnvelope[]> {
+    return enqueueEvents(trx, this.service, events, this.ids);
+  }
+}
+
+function toEnvelope(service: string, event: DomainEvent, ids: SnowflakeGenerator): EventEnvelope {
+  if (!SUBJECT_TOKEN.test(service)) throw new Error(`bad service name for event subjects: ${service}`);
+  if (!SUBJECT_TOKEN.test(event.name)) throw new Error(`bad event name for event subjects: ${event.name}`);
+  const now = Date.now();
+  const envelope: EventEnvelope = {
+    id: ids.next(now),
+    service,
+    name: event.name,
+    occurred_at: new Date(now).toISOString(),
+    audience: event.audience,
+    data: event.data,
+  };
+  if (event.internal) envelope.internal = event.internal;
+  return envelope;
+}

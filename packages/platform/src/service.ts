@@ -1,0 +1,124 @@
+import type { Express } from 'express';
+import type { Server as GrpcServerHandle } from '@grpc/grpc-js';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { NatsConnection } from 'nats';
+import { databaseUrl, openServiceDatabase, sql } from './db.js';
+import { startGrpcServer } from './grpc.js';
+import { closeHttpServer, createServiceApp, listen } from './http.js';
+import { IdentityVerifier } from './identity.js';
+import type { Closer } from './lifecycle.js';
+import { createLogger, type Logger } from './logger.js';
+import { Outbox } from './outbox.js';
+import { OutboxRelay } from './outbox.relay.js';
+import { SnowflakeGenerator } from './snowflake.js';
+import { connectNats, createRedis } from './stores.js';
+
+/** The config keys every database-owning service has (see `serviceConfig`). */
+export interface ServiceBaseConfig {
+  LOG_LEVEL: string;
+  HTTP_PORT: number;
+  GRPC_PORT: number;
+  HTTP_HOST: string;
+  DATABASE_URL: string;
+  DB_PREFIX: string;
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+  NATS_URL: string;
+  INTERNAL_TOKEN_PUBLIC_KEY: string;
+}
+
+/** What a service's own wiring gets to build its stores and domain from. */
+export interface ServiceParts<DB> {
+  name: string;
+  db: Kysely<DB>;
+  redis: Redis;
+  nats: NatsConnection;
+  logger: Logger;
+  ids: SnowflakeGenerator;
+  /** Writes events in the caller's transaction; the service's relay publishes them. */
+  outbox: Outbox;
+}
+
+/** What the service adds to the common shape: its routes, its gRPC services, its own closers. */
+export interface ServiceWiring {
+  routes(app: Express): void;
+  /** Registers gRPC services and returns their names for the health service. */
+  grpc?(server: GrpcServerHandle): string[];
+  /** Closed after the servers stop and before the stores close. */
+  closers?: Closer[];
+}
+
+export interface RunningService {
+  httpPort: number;
+  grpcPort: number;
+  logger: Logger;
+  /** In shutdown order: stop accepting, drain, then close the stores. */
+  closers: Closer[];
+}
+
+/**
+ * Starts a database-owning service the way every one starts: its database created and migrated,
+ * Redis under its prefix, NATS, the identity check, the outbox relay, the HTTP app and the gRPC
+ * server with health. `wire` builds the service's own parts from the shared ones.
+ */
+export async function startService<DB>(opts: {
+  name: string;
+  config: ServiceBaseConfig;
+  migrationsFolder: string;
+  logger?: Logger;
+  maxConnections?: number;
+  wire(parts: ServiceParts<DB>): ServiceWiring | Promise<ServiceWiring>;
+}): Promise<RunningService> {
+  const { name, config } = opts;
+  const logger = opts.logger ?? createLogger(name, config.LOG_LEVEL);
+  const dbName = `${config.DB_PREFIX}_${name}`;
+  const db = await openServiceDatabase<DB>({
+    adminUrl: config.DATABASE_URL,
+    name: dbName,
+    migrationsFolder: opts.migrationsFolder,
+    logger,
+    maxConnections: opts.maxConnections ?? 20,
+  });
+  const redis = createRedis(config.REDIS_URL, config.REDIS_PREFIX, logger);
+  const nats = await connectNats(config.NATS_URL, name, logger);
+  const verifier = await IdentityVerifier.fromPem(config.INTERNAL_TOKEN_PUBLIC_KEY, name);
+  const ids = new SnowflakeGenerator();
+  const wiring = await opts.wire({ name, db, redis, nats, logger, ids, outbox: new Outbox(name, ids) });
+
+  const { app, setDraining } = createServiceApp({
+    logger,
+    verifier,
+    readiness: { postgres: () => sql`SELECT 1`.execute(db), redis: () => redis.ping(), nats: () => nats.flush() },
+    routes: wiring.routes,
+  });
+  const http = await listen(app, config.HTTP_PORT, config.HTTP_HOST);
+  const grpc = await startGrpcServer({
+    host: config.HTTP_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    register: (server) => wiring.grpc?.(server) ?? [],
+  });
+  logger.info({ http: http.port, grpc: grpc.port }, `${name} listening`);
+  // Publishes what this and every other replica write to the outbox; one of them at a time.
+  const relay = new OutboxRelay({ db, databaseUrl: databaseUrl(config.DATABASE_URL, dbName), nats, logger });
+  relay.start();
+
+  return {
+    httpPort: http.port,
+    grpcPort: grpc.port,
+    logger,
+    closers: [
+      async () => setDraining(),
+      () => closeHttpServer(http.server),
+      () => grpc.close(),
+      ...(wiring.closers ?? []),
+      // After the servers (nothing enqueues any more) and before NATS drains: the batch in flight is
+      // acknowledged or rolled back; rows still pending go out from another replica or the next start.
+      () => relay.stop(),
+      () => nats.drain(),
+      () => redis.quit(),
+      () => db.destroy(),
+    ],
+  };
+}

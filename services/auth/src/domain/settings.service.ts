@@ -1,0 +1,56 @@
+import { ApiError } from '@kith/platform';
+import type { SettingsStore, StoredSettings } from '../store/settings.store.js';
+import type { FriendSourceFlags } from '../store/schema.js';
+
+export interface SettingsChanges {
+  locale?: string;
+  theme?: 'dark' | 'light';
+  friend_source_flags?: Partial<FriendSourceFlags>;
+}
+
+/**
+ * The account's (legacy JSON) user settings: what this service keeps of them. `all` implies the
+ * narrower sources, as the platform's clients show it.
+ */
+export class SettingsService {
+  constructor(private readonly store: SettingsStore) {}
+
+  async get(userId: string) {
+    const settings = await this.store.get(userId);
+    if (!settings) throw ApiError.unauthorized();
+    return settingsView(settings);
+  }
+
+  async update(userId: string, changes: SettingsChanges) {
+    const current = await this.store.get(userId);
+    if (!current) throw ApiError.unauthorized();
+    const flags = changes.friend_source_flags ? normalise(changes.friend_source_flags) : undefined;
+    const updated = await this.store.update(userId, {
+      ...(changes.locale ? { locale: changes.locale } : {}),
+      ...(changes.theme ? { theme: changes.theme } : {}),
+      ...(flags ? { friend_source_flags: flags } : {}),
+    });
+    if (!updated) throw ApiError.unauthorized();
+    return settingsView(updated);
+  }
+
+  async friendSourceFlags(userId: string): Promise<FriendSourceFlags> {
+    const settings = await this.store.get(userId);
+    return settings ? normalise(settings.friend_source_flags) : { all: true, mutual_friends: true, mutual_guilds: true };
+  }
+}
+
+function normalise(flags: Partial<FriendSourceFlags>): FriendSourceFlags {
+  const all = flags.all === true;
+  return { all, mutual_friends: all || flags.mutual_friends === true, mutual_guilds: all || flags.mutual_guilds === true };
+}
+
+/** The platform omits the narrower flags when `all` is set. */
+function settingsView(settings: StoredSettings) {
+  const flags = normalise(settings.friend_source_flags);
+  return {
+    locale: settings.locale,
+    theme: settings.theme,
+    friend_source_flags: flags.all ? { all: true } : { mutual_friends: flags.mutual_friends, mutual_guilds: flags.mutual_guilds },
+  };
+}

@@ -1,0 +1,110 @@
+import type { Server } from 'node:http';
+import {
+  IdentityVerifier,
+  closeHttpServer,
+  connectNats,
+  createClient,
+  createLogger,
+  createRedis,
+  createServiceApp,
+  listen,
+  type Closer,
+  type Logger,
+  ensureEventStream,
+} from '@kith/platform';
+import { AuthService } from '@kith/proto/auth/v1/auth';
+import type { RealtimeConfig } from './config.js';
+import { Delivery } from './domain/delivery.js';
+import { GatewayService } from './domain/gateway.service.js';
+import { EventConsumer } from './events/event.consumer.js';
+import { JetStreamEventLog } from './events/event.stream.js';
+import { attachGatewaySockets } from './gateway/socket.server.js';
+import { GrpcAuth } from './grpc/auth.client.js';
+import { gatewayRoutes } from './http/gateway.routes.js';
+import { SessionStore } from './store/session.store.js';
+
+export const SERVICE_NAME = 'realtime';
+const AUTH_DEADLINE_MS = 2000;
+
+export interface RunningRealtime {
+  httpPort: number;
+  server: Server;
+  logger: Logger;
+  gateway: GatewayService;
+  /** The durable consumer's name on the EVENTS stream. */
+  consumerName: string;
+  /** Closers in shutdown order: stop accepting, stop consuming, send clients away, close stores. */
+  closers: Closer[];
+}
+
+/** Builds the realtime service from its config: the gateway's WebSocket and HTTP on one port, fed by the event stream. */
+export async function startRealtime(
+  config: RealtimeConfig,
+  logger = createLogger(SERVICE_NAME, config.LOG_LEVEL),
+): Promise<RunningRealtime> {
+  const redis = createRedis(config.REDIS_URL, config.REDIS_PREFIX, logger);
+  const nats = await connectNats(config.NATS_URL, `${SERVICE_NAME}-${config.REPLICA_ID}`, logger);
+  const jsm = await nats.jetstreamManager();
+  const verifier = await IdentityVerifier.fromPem(config.INTERNAL_TOKEN_PUBLIC_KEY, SERVICE_NAME);
+  const authClient = createClient(AuthService, config.AUTH_GRPC_ADDR, AUTH_DEADLINE_MS);
+  await ensureEventStream(nats);
+
+  const store = new SessionStore(redis, { ttlMs: config.RESUME_WINDOW_MS, maxFrames: config.RESUME_BUFFER_FRAMES });
+  const consumerName = `realtime_${config.REPLICA_ID}`;
+  const consumer = await EventConsumer.create(
+    nats,
+    jsm,
+    { durableName: consumerName, inactiveThresholdMs: config.EVENTS_CONSUMER_INACTIVE_MS },
+    logger,
+  );
+  const delivery = new Delivery(store, consumer, logger);
+  await consumer.start((event, seq) => delivery.deliver(event, seq));
+  const gateway = new GatewayService({
+    auth: new GrpcAuth(authClient),
+    store,
+    events: new JetStreamEventLog(nats, jsm, logger),
+    position: consumer,
+    delivery,
+    logger,
+    options: { heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS, publicUrl: config.PUBLIC_GATEWAY_URL },
+  });
+
+  const { app, setDraining } = createServiceApp({
+    logger,
+    verifier,
+    readiness: {
+      redis: () => redis.ping(),
+      nats: () => nats.flush(),
+      auth: () => authClient.validateToken({ token: '' }, { deadlineMs: 1000 }),
+    },
+    routes: (a) => gatewayRoutes(a, config.PUBLIC_GATEWAY_URL),
+  });
+  const http = await listen(app, config.HTTP_PORT, config.HTTP_HOST);
+  const sockets = attachGatewaySockets(http.server, gateway, logger, config.REPLICA_ID);
+  const sweep = setInterval(() => gateway.sweep(), Math.min(1000, Math.max(20, config.HEARTBEAT_INTERVAL_MS / 4)));
+  sweep.unref();
+  logger.info({ http: http.port, consumer: consumerName }, 'realtime listening');
+
+  return {
+    httpPort: http.port,
+    server: http.server,
+    logger,
+    gateway,
+    consumerName,
+    closers: [
+      async () => {
+        setDraining();
+        sockets.setDraining();
+      },
+      // Events from here on reach the clients through their resume, on whichever replica.
+      () => consumer.stop(),
+      () => gateway.shutdown(config.SHUTDOWN_GRACE_MS),
+      () => sockets.close(),
+      async () => clearInterval(sweep),
+      () => closeHttpServer(http.server),
+      async () => authClient.close(),
+      () => nats.drain(),
+      () => redis.quit(),
+    ],
+  };
+}

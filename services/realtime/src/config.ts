@@ -1,0 +1,47 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { baseConfig, configKeys, loadConfig, serviceConfig } from '@kith/platform';
+
+const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const realtimeConfigSchema = z
+  .object({
+    ...baseConfig,
+    HTTP_PORT: configKeys.port.default(8108),
+    HTTP_HOST: serviceConfig.HTTP_HOST,
+    /** The socket URL clients are given by `GET /gateway` and in READY's `resume_gateway_url`. */
+    PUBLIC_GATEWAY_URL: configKeys.url(['ws:', 'wss:']).default('ws://127.0.0.1:8080/gateway'),
+    AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+    REDIS_URL: serviceConfig.REDIS_URL,
+    REDIS_PREFIX: z.string().default('kith:realtime:'),
+    NATS_URL: serviceConfig.NATS_URL,
+    /**
+     * Names this replica's durable event consumer: a replica restarted under the same id resumes
+     * the stream where it stopped. Default: host name and HTTP port.
+     */
+    REPLICA_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (it names a NATS consumer)')
+      .optional(),
+    HEARTBEAT_INTERVAL_MS: ms(41_250),
+    /** How long a dropped session can still be resumed. */
+    RESUME_WINDOW_MS: ms(180_000),
+    /** How many of a session's latest frames are kept for a client that lost the tail of what was sent. */
+    RESUME_BUFFER_FRAMES: ms(250),
+    /** On shutdown, how long clients get to leave after op 7 Reconnect before their sockets are closed. */
+    SHUTDOWN_GRACE_MS: ms(2_000),
+    /**
+     * A replica's durable consumer is deleted by NATS after this long unused, so replicas that
+     * never come back (scaled down, renamed pods) do not pile up on the stream.
+     */
+    EVENTS_CONSUMER_INACTIVE_MS: ms(86_400_000),
+    INTERNAL_TOKEN_PUBLIC_KEY: serviceConfig.INTERNAL_TOKEN_PUBLIC_KEY,
+  })
+  .transform((config) => ({
+    ...config,
+    REPLICA_ID: config.REPLICA_ID ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '_')}-${config.HTTP_PORT}`,
+  }));
+
+export type RealtimeConfig = z.output<typeof realtimeConfigSchema>;
+
+export const loadRealtimeConfig = (env?: Record<string, string | undefined>): RealtimeConfig => loadConfig(realtimeConfigSchema, env);

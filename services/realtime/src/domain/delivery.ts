@@ -1,0 +1,134 @@
+import type { EventEnvelope, Logger } from '@kith/platform';
+import { Close, dispatchFrame } from '../gateway/protocol.js';
+import type { GatewayConnection, SessionRef } from './connection.js';
+import type { SessionStorePort, StreamPosition } from './ports.js';
+
+/**
+ * The identified connections of this process, by user and by session, and the one path every
+ * event takes to a connection (live from the consumer, replayed on resume, or queued while a
+ * connection catches up). A frame is recorded in the session store before it is sent, so a
+ * client that loses it can have it again from any replica, and never gets it twice.
+ */
+export class Delivery {
+  private readonly byUser = new Map<string, Set<GatewayConnection>>();
+  private readonly bySession = new Map<string, GatewayConnection>();
+  private readonly writes = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly store: SessionStorePort,
+    private readonly position: StreamPosition,
+    private readonly logger: Logger,
+  ) {}
+
+  get size(): number {
+    return this.bySession.size;
+  }
+
+  /** Registers the connection for its user's events; they queue until `drain` catches it up. */
+  attach(conn: GatewayConnection, session: SessionRef): void {
+    conn.session = session;
+    conn.pending = [];
+    let set = this.byUser.get(session.userId);
+    if (!set) this.byUser.set(session.userId, (set = new Set()));
+    set.add(conn);
+  }
+
+  /** The connection now owns its session; another local one still holding it (its client came back before its socket was seen to drop) is done. */
+  own(conn: GatewayConnection): void {
+    if (!conn.session) return;
+    const previous = this.bySession.get(conn.session.id);
+    this.bySession.set(conn.session.id, conn);
+    if (previous && previous !== conn) this.release(previous, Close.Superseded);
+  }
+
+  /** Forgets the connection without recording anything: its Identify or Resume did not go through. */
+  detach(conn: GatewayConnection): void {
+    const session = conn.session;
+    if (!session) return;
+    conn.session = null;
+    conn.pending = null;
+    const set = this.byUser.get(session.userId);
+    set?.delete(conn);
+    if (set?.size === 0) this.byUser.delete(session.userId);
+    if (this.bySession.get(session.id) === conn) this.bySession.delete(session.id);
+  }
+
+  /**
+   * Closes the connection (with `code`, unless it is already closed) and records how far its
+   * session got, at once: events dispatched after this moment are not the connection's, so the
+   * resume that follows must find them in the stream.
+   */
+  release(conn: GatewayConnection, code?: number): void {
+    if (code !== undefined) conn.close(code);
+    const session = conn.session;
+    if (!session) return;
+    const caughtUp = this.caughtUpTo(conn);
+    this.detach(conn);
+    if (!conn.ended) this.track(this.store.touch(session.id, conn.id, caughtUp));
+  }
+
+  /** Keeps a live session's resume window open (on each heartbeat). */
+  touch(conn: GatewayConnection): void {
+    if (conn.session && conn.pending === null) this.track(this.store.touch(conn.session.id, conn.id, this.caughtUpTo(conn)));
+  }
+
+  /** Every event up to the returned position has been sent to the connection or was not its. */
+  private caughtUpTo(conn: GatewayConnection): number {
+    return conn.pending === null ? Math.max(conn.streamSeq, this.position.processed()) : conn.streamSeq;
+  }
+
+  /** Live dispatch of one stream event to the local connections of its audience. Throws if the store fails. */
+  async deliver(event: EventEnvelope, streamSeq: number): Promise<void> {
+    const targets = new Set<GatewayConnection>();
+    for (const userId of event.audience.users ?? []) for (const conn of this.byUser.get(userId) ?? []) targets.add(conn);
+    const sends: Promise<void>[] = [];
+    for (const conn of targets) {
+      if (conn.pending) conn.pending.push({ event, streamSeq });
+      else sends.push(this.deliverTo(conn, event, streamSeq));
+    }
+    const failed = (await Promise.allSettled(sends)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Sends the events queued while the connection caught up, then switches it to live dispatch. */
+  async drain(conn: GatewayConnection): Promise<void> {
+    while (conn.pending?.length) {
+      const { event, streamSeq } = conn.pending.shift()!;
+      await this.deliverTo(conn, event, streamSeq);
+    }
+    if (conn.open && conn.pending) conn.pending = null;
+  }
+
+  /** One event to one connection of its audience: recorded, then sent; or the connection closes. */
+  async deliverTo(conn: GatewayConnection, event: EventEnvelope, streamSeq: number): Promise<void> {
+    const session = conn.session;
+    if (!session || !conn.open || streamSeq <= conn.streamSeq) return;
+    if (event.internal?.revoked_session_ids?.includes(session.authSessionId)) {
+      conn.streamSeq = streamSeq;
+      conn.ended = true;
+      this.release(conn, Close.AuthenticationFailed);
+      await this.store.end(session.id);
+      return;
+    }
+    const seq = conn.seq + 1;
+    const frame = dispatchFrame(event.name, seq, event.data ?? null);
+    if (!(await this.store.append(session.id, conn.id, seq, streamSeq, frame))) {
+      this.logger.info({ session_id: session.id }, 'session resumed on another connection');
+      return this.release(conn, Close.Superseded);
+    }
+    conn.seq = seq;
+    conn.streamSeq = streamSeq;
+    conn.send(frame);
+  }
+
+  /** Waits for the session writes started so far (shutdown). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
+
+  private track(write: Promise<unknown>): void {
+    const p = write.catch((err: unknown) => this.logger.warn({ err }, 'session store write failed'));
+    this.writes.add(p);
+    void p.finally(() => this.writes.delete(p));
+  }
+}

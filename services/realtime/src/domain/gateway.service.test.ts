@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger, type EventEnvelope } from '@kith/platform';
+import { GatewayConnection, type Transport } from './connection.js';
+import { Delivery } from './delivery.js';
+import { GatewayService } from './gateway.service.js';
+import type { AuthPort, ClaimResult, EventLogPort, SessionStorePort } from './ports.js';
+
+class FakeTransport implements Transport {
+  readonly sent: { op: number; t: string | null; s: number | null; d: unknown }[] = [];
+  closedWith: number | undefined;
+  send(frame: string) {
+    this.sent.push(JSON.parse(frame));
+  }
+  close(code: number) {
+    this.closedWith = code;
+  }
+  compressEachFrame() {}
+}
+
+const auth: AuthPort = {
+  async validate(token) {
+    return token === 'good' ? { userId: 'u1', authSessionId: 'a1', authSessionIdHash: 'h1', bot: false } : null;
+  },
+  async currentUser(userId) {
+    return { user: { id: userId, username: 'ada' }, settings: { locale: 'en-US', theme: 'dark' } };
+  },
+};
+
+function setup(options: { claim?: ClaimResult; bounds?: { first: number; last: number }; stream?: [EventEnvelope, number][] } = {}) {
+  let now = 0;
+  const ended: string[] = [];
+  const store: SessionStorePort = {
+    create: async () => undefined,
+    append: async () => true,
+    touch: async () => true,
+    claim: async () => options.claim ?? { status: 'missing' },
+    end: async (id) => void ended.push(id),
+  };
+  const events: EventLogPort = {
+    bounds: async () => options.bounds ?? { first: 1, last: 0 },
+    async read(from, to, each) {
+      for (const [event, seq] of options.stream ?? []) if (seq >= from && seq <= to) await each(event, seq);
+    },
+  };
+  const position = { current: () => 7, processed: () => 7 };
+  const logger = createLogger('test', 'silent');
+  const delivery = new Delivery(store, position, logger);
+  const gateway = new GatewayService({
+    auth,
+    store,
+    events,
+    position,
+    delivery,
+    logger,
+    options: { heartbeatIntervalMs: 1000, publicUrl: 'ws://kith.test/gateway' },
+    now: () => now,
+  });
+  const connect = () => {
+    const transport = new FakeTransport();
+    const conn = new GatewayConnection(`c${Math.random()}`, transport, '127.0.0.1', 9, now);
+    gateway.open(conn);
+    return { conn, transport };
+  };
+  const send = (conn: GatewayConnection, op: number, d: unknown) => gateway.receive(conn, Buffer.from(JSON.stringify({ op, d })));
+  return { gateway, delivery, connect, send, ended, advance: (ms: number) => (now += ms) };
+}
+
+const event = (name: string): EventEnvelope => ({
+  id: name,
+  service: 'test',
+  name,
+  occurred_at: '2026-01-01T00:00:00.000Z',
+  audience: { users: ['u1'] },
+  data: { name },
+});
+
+describe('GatewayService', () => {
+  it('when a client identifies, then READY (s 1) starts its session after the stream position of the moment', async () => {
+    const { connect, send } = setup();
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'Bearer good', properties: {} });
+    expect(transport.sent.map((f) => [f.op, f.t, f.s])).toEqual([
+      [10, null, null],
+      [0, 'READY', 1],
+    ]);
+    expect(transport.sent[1]!.d).toMatchObject({
+      user: { id: 'u1' },
+      auth_session_id_hash: 'h1',
+      resume_gateway_url: 'ws://kith.test/gateway',
+    });
+    expect(conn.streamSeq).toBe(7);
+  });
+
+  it('when the stream is ahead of this replica’s consumer, then a new session starts at the stream’s end', async () => {
+    const { connect, send } = setup({ bounds: { first: 1, last: 42 } });
+    const { conn } = connect();
+    await send(conn, 2, { token: 'good', properties: {} });
+    expect(conn.streamSeq).toBe(42);
+  });
+
+  it('when heartbeats stop, then the sweep closes the connection with 4009 after 1.5 intervals, not before', () => {
+    const { gateway, connect, advance } = setup();
+    const { transport } = connect();
+    advance(1500);
+    gateway.sweep();
+    expect(transport.closedWith).toBeUndefined();
+    advance(1);
+    gateway.sweep();
+    expect(transport.closedWith).toBe(4009);
+    expect(gateway.connections).toBe(0);
+  });
+
+  it('when the service shuts down, then every client gets op 7 and those still there are closed with 4000', async () => {
+    const { gateway, connect } = setup();
+    const clients = [connect(), connect()];
+    await gateway.shutdown(0);
+    for (const { transport } of clients) {
+      expect(transport.sent.at(-1)).toEqual({ op: 7, d: null, s: null, t: null });
+      expect(transport.closedWith).toBe(4000);
+    }
+  });
+
+  it('when a resume finds the stream no longer holds what the session missed, then op 9 and the session ends', async () => {
+    const { connect, send, ended } = setup({ claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [] }, bounds: { first: 20, last: 30 } });
+    const { conn, transport } = connect();
+    await send(conn, 6, { token: 'good', session_id: 's1', seq: 3 });
+    expect(transport.sent.at(-1)).toMatchObject({ op: 9, d: false });
+    expect(ended).toEqual(['s1']);
+    expect(conn.phase).toBe('hello');
+  });
+
+  it('when a resume succeeds, then kept frames, then the missed events of the user, then RESUMED', async () => {
+    const kept = JSON.stringify({ op: 0, t: 'KEPT', s: 3, d: {} });
+    const other = { ...event('OTHER'), audience: { users: ['u2'] } };
+    const { connect, send } = setup({
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept] },
+      bounds: { first: 1, last: 13 },
+      stream: [
+        [event('MISSED'), 11],
+        [other, 12],
+        [event('ALSO'), 13],
+      ],
+    });
+    const { conn, transport } = connect();
+    await send(conn, 6, { token: 'good', session_id: 's1', seq: 2 });
+    expect(transport.sent.slice(1).map((f) => [f.t, f.s])).toEqual([
+      ['KEPT', 3],
+      ['MISSED', 4],
+      ['ALSO', 5],
+      ['RESUMED', null],
+    ]);
+    expect(conn.streamSeq).toBe(13);
+  });
+});

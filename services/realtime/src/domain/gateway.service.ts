@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@kith/platform';
+import { Close, Op, bareToken, decodeFrame, dispatchFrame, identifyData, isKnownOp, opFrame, resumeData } from '../gateway/protocol.js';
+import type { GatewayConnection, SessionRef } from './connection.js';
+import type { Delivery } from './delivery.js';
+import type { AuthPort, EventLogPort, SessionStorePort, StreamPosition, TokenOwner } from './ports.js';
+import { readyPayload } from './ready.js';
+
+export interface GatewayOptions {
+  heartbeatIntervalMs: number;
+  /** READY's `resume_gateway_url`. */
+  publicUrl: string;
+}
+
+export interface GatewayDeps {
+  auth: AuthPort;
+  store: SessionStorePort;
+  events: EventLogPort;
+  position: StreamPosition;
+  delivery: Delivery;
+  logger: Logger;
+  options: GatewayOptions;
+  now?: () => number;
+}
+
+const sessionRef = (id: string, account: TokenOwner): SessionRef => ({
+  id,
+  userId: account.userId,
+  authSessionId: account.authSessionId,
+  authSessionIdHash: account.authSessionIdHash,
+});
+
+/** A client that skips heartbeats for this many intervals is taken for dead (its network went away). */
+const HEARTBEAT_GRACE = 1.5;
+
+/** The gateway protocol of one process: Hello, heartbeats, Identify, Resume, the zombie sweep and shutdown. */
+export class GatewayService {
+  private readonly conns = new Set<GatewayConnection>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  get connections(): number {
+    return this.conns.size;
+  }
+
+  open(conn: GatewayConnection): void {
+    this.conns.add(conn);
+    conn.send(opFrame(Op.Hello, { heartbeat_interval: this.deps.options.heartbeatIntervalMs }));
+  }
+
+  /** The socket is gone, whoever closed it. */
+  closed(conn: GatewayConnection): void {
+    this.conns.delete(conn);
+    conn.phase = 'closed';
+    this.deps.delivery.release(conn);
+  }
+
+  /** Ends the connection with a close code, recording where its session got. */
+  close(conn: GatewayConnection, code: number): void {
+    this.conns.delete(conn);
+    this.deps.delivery.release(conn, code);
+  }
+
+  async receive(conn: GatewayConnection, raw: Buffer | ArrayBuffer | Buffer[]): Promise<void> {
+    if (!conn.open) return;
+    if (!conn.allowFrame(this.now())) return this.close(conn, Close.RateLimited);
+    const frame = decodeFrame(raw);
+    if (!frame) return this.close(conn, Close.DecodeError);
+    switch (frame.op) {
+      case Op.Heartbeat:
+        conn.lastBeatAt = this.now();
+        conn.send(opFrame(Op.HeartbeatAck, null));
+        if (conn.phase === 'ready') this.deps.delivery.touch(conn);
+        return;
+      case Op.Identify:
+        if (conn.phase !== 'hello') return this.close(conn, Close.AlreadyAuthenticated);
+        return this.guard(conn, () => this.identify(conn, frame.d));
+      case Op.Resume:
+        if (conn.phase !== 'hello') return this.close(conn, Close.AlreadyAuthenticated);
+        return this.guard(conn, () => this.resume(conn, frame.d));
+    }
+    if (!isKnownOp(frame.op)) return this.close(conn, Close.UnknownOpcode);
+    // Presence, voice state and member requests: accepted once identified, nothing to act on yet.
+    if (conn.phase !== 'ready') return this.close(conn, Close.NotAuthenticated);
+  }
+
+  /** Closes connections whose heartbeat is overdue. One pass over all of them, instead of a timer each. */
+  sweep(): void {
+    const deadline = this.now() - this.deps.options.heartbeatIntervalMs * HEARTBEAT_GRACE;
+    for (const conn of this.conns) if (conn.lastBeatAt < deadline) this.close(conn, Close.SessionTimedOut);
+  }
+
+  /** Tells every client to reconnect (op 7), gives them `graceMs` to leave, then closes the rest resumably. */
+  async shutdown(graceMs: number): Promise<void> {
+    for (const conn of this.conns) conn.send(opFrame(Op.Reconnect, null));
+    const until = this.now() + graceMs;
+    while (this.conns.size > 0 && this.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (const conn of this.conns) this.close(conn, Close.UnknownError);
+    await this.deps.delivery.settled();
+  }
+
+  /** An Identify or Resume that fails on our side (auth or a store down) ends with 4000: the client may try again. */
+  private async guard(conn: GatewayConnection, flow: () => Promise<void>): Promise<void> {
+    conn.phase = 'identifying';
+    try {
+      await flow();
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'identify or resume failed');
+      this.close(conn, Close.UnknownError);
+    }
+  }
+
+  private async identify(conn: GatewayConnection, data: unknown): Promise<void> {
+    const { auth, store, delivery, events, position, options } = this.deps;
+    const parsed = identifyData.safeParse(data);
+    if (!parsed.success) return this.close(conn, Close.DecodeError);
+    const identify = parsed.data;
+    const account = await auth.validate(bareToken(identify.token), conn.clientIp);
+    if (!account) return this.close(conn, Close.AuthenticationFailed);
+    const current = await auth.currentUser(account.userId);
+    if (!conn.open) return;
+
+    const sessionId = randomBytes(16).toString('hex');
+    delivery.attach(conn, sessionRef(sessionId, account));
+    delivery.own(conn);
+    // What the stream holds already happened before READY; a replica still working through a
+    // backlog (just restarted) must not send it afterwards. Without the stream's end (NATS
+    // unreachable), the replica's own position is the best there is.
+    const streamEnd = await events.bounds().then(
+      ({ last }) => last,
+      () => 0,
+    );
+    const startsAfter = Math.max(position.current(), streamEnd);
+    const ready = dispatchFrame(
+      'READY',
+      1,
+      readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify }),
+    );
+    await store.create(sessionId, { ...sessionRef(sessionId, account), owner: conn.id, streamSeq: startsAfter }, ready);
+    if (!conn.open) return;
+    if (identify.compress) conn.compressEachFrame();
+    conn.seq = 1;
+    conn.streamSeq = startsAfter;
+    conn.phase = 'ready';
+    conn.send(ready);
+    await delivery.drain(conn);
+  }
+
+  private async resume(conn: GatewayConnection, data: unknown): Promise<void> {
+    const { auth, store, delivery, events } = this.deps;
+    const parsed = resumeData.safeParse(data);
+    if (!parsed.success) return this.close(conn, Close.DecodeError);
+    const { token, session_id: sessionId, seq } = parsed.data;
+    const account = await auth.validate(bareToken(token), conn.clientIp);
+    if (!account) return this.close(conn, Close.AuthenticationFailed);
+    if (!conn.open) return;
+
+    // Attached before anything is read, so no live event falls between the replay and live dispatch.
+    const session = sessionRef(sessionId, account);
+    delivery.attach(conn, session);
+    const claim = await store.claim(sessionId, { ...session, clientSeq: seq ?? 0, owner: conn.id });
+    if (claim.status !== 'ok') return this.invalidSession(conn, claim.status);
+    if (!conn.open) return;
+    delivery.own(conn);
+    conn.seq = claim.seq;
+    conn.streamSeq = claim.streamSeq;
+
+    const { first, last } = await events.bounds();
+    if (last > conn.streamSeq && first > conn.streamSeq + 1) {
+      // What the session missed has already left the stream: it cannot be replayed exactly.
+      await store.end(sessionId);
+      return this.invalidSession(conn, 'expired');
+    }
+    for (const frame of claim.frames) conn.send(frame);
+    if (last > conn.streamSeq) {
+      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => {
+        if (event.audience.users?.includes(account.userId)) await delivery.deliverTo(conn, event, streamSeq);
+      });
+    }
+    if (!conn.open) return;
+    conn.streamSeq = Math.max(conn.streamSeq, last);
+    conn.phase = 'ready';
+    // RESUMED marks this connection, not an event of the session: no sequence number, never replayed.
+    conn.send(dispatchFrame('RESUMED', null, {}));
+    await delivery.drain(conn);
+  }
+
+  /** op 9 with `d: false`: the client starts a new session (it may Identify on this same connection). */
+  private invalidSession(conn: GatewayConnection, why: string): void {
+    this.deps.logger.info({ why }, 'resume refused');
+    this.deps.delivery.detach(conn);
+    if (!conn.open) return;
+    conn.phase = 'hello';
+    conn.send(opFrame(Op.InvalidSession, false));
+  }
+}

@@ -1,0 +1,77 @@
+import type { EventEnvelope } from '@kith/platform';
+
+/** What auth says of an Identify or Resume token. */
+export interface TokenOwner {
+  userId: string;
+  authSessionId: string;
+  /** The hash clients know the auth session by (`id_hash` in /auth/sessions). */
+  authSessionIdHash: string;
+  bot: boolean;
+}
+
+/** The user's own object as READY carries it, and the settings READY carries beside it. */
+export interface CurrentUser {
+  user: { id: string } & Record<string, unknown>;
+  settings: { locale: string; theme: string };
+}
+
+export interface AuthPort {
+  /** The session behind a token, or null when auth does not know it (unknown, expired, revoked). */
+  validate(token: string, clientIp: string): Promise<TokenOwner | null>;
+  currentUser(userId: string): Promise<CurrentUser>;
+}
+
+/** A gateway session as stored for resuming: whose it is and how far it got. */
+export interface NewSession {
+  userId: string;
+  authSessionId: string;
+  authSessionIdHash: string;
+  /** The connection that may write to the session; another connection resuming it takes it over. */
+  owner: string;
+  /** Every event of the stream up to here is either in the session's frames or not the session's. */
+  streamSeq: number;
+}
+
+export type ClaimResult =
+  | { status: 'ok'; seq: number; streamSeq: number; frames: string[] }
+  /** Unknown or expired; another user's; or a `seq` the kept frames cannot continue from. */
+  | { status: 'missing' | 'user' | 'seq' };
+
+export interface ClaimRequest {
+  userId: string;
+  /** The last sequence number the client saw. */
+  clientSeq: number;
+  owner: string;
+  authSessionId: string;
+  authSessionIdHash: string;
+}
+
+/** Where sessions live between connections (any replica reads any session). */
+export interface SessionStorePort {
+  /** A new session whose first frame (READY) has sequence number 1. */
+  create(sessionId: string, session: NewSession, firstFrame: string): Promise<void>;
+  /** Records a frame sent with `seq` for the event at `streamSeq`; false when `owner` no longer owns the session. */
+  append(sessionId: string, owner: string, seq: number, streamSeq: number, frame: string): Promise<boolean>;
+  /** Keeps the session for another resume window and records how far in the stream it is; false when not the owner. */
+  touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
+  /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
+  claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult>;
+  /** Forgets the session: it can no longer be resumed. */
+  end(sessionId: string): Promise<void>;
+}
+
+/** The event stream itself, read from any position still retained. */
+export interface EventLogPort {
+  /** First and last sequence numbers the stream holds now (last 0 when it never held any). */
+  bounds(): Promise<{ first: number; last: number }>;
+  /** Calls `each` for every event with a sequence number in [from, to], in order. */
+  read(from: number, to: number, each: (event: EventEnvelope, streamSeq: number) => Promise<void>): Promise<void>;
+}
+
+/** How far this replica's own consumer has got in the stream. */
+export interface StreamPosition {
+  /** The event being dispatched now, or the last one dispatched: a session attached now starts after it. */
+  current(): number;
+  /** The last event whose dispatch to every local socket has finished. */
+  processed(): number;
+}

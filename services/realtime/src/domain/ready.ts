@@ -1,0 +1,52 @@
+import type { IdentifyData } from '../gateway/protocol.js';
+import type { CurrentUser, TokenOwner } from './ports.js';
+
+export interface ReadyInput {
+  version: number;
+  sessionId: string;
+  resumeUrl: string;
+  account: TokenOwner;
+  current: CurrentUser;
+  identify: IdentifyData;
+}
+
+const emptyVersioned = () => ({ entries: [], partial: false, version: 0 });
+
+/** The client kind a session list shows, from what Identify's `properties` say of it. */
+function clientInfo(properties: Record<string, unknown>) {
+  const text = (key: string) => {
+    const value = properties[key] ?? properties[`$${key}`];
+    return typeof value === 'string' && value ? value.toLowerCase() : undefined;
+  };
+  return { client: text('browser') ? 'web' : 'unknown', os: text('os') ?? 'unknown', version: 0 };
+}
+
+/**
+ * READY's `d`. Guilds, relationships, channels and the like stay empty until the services that
+ * own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
+ */
+export function readyPayload(input: ReadyInput) {
+  const { current, identify } = input;
+  return {
+    v: input.version,
+    user: current.user,
+    user_settings: current.settings,
+    session_id: input.sessionId,
+    session_type: 'normal',
+    resume_gateway_url: input.resumeUrl,
+    auth_session_id_hash: input.account.authSessionIdHash,
+    guilds: [],
+    relationships: [],
+    private_channels: [],
+    presences: [],
+    users: [],
+    connected_accounts: [],
+    guild_join_requests: [],
+    merged_members: [],
+    read_state: emptyVersioned(),
+    user_guild_settings: emptyVersioned(),
+    sessions: [{ session_id: input.sessionId, client_info: clientInfo(identify.properties), status: 'online', activities: [] }],
+    ...(identify.shard ? { shard: identify.shard } : {}),
+    ...(input.account.bot ? { application: { id: current.user.id, flags: 0 } } : {}),
+  };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { bareToken, decodeFrame, dispatchFrame, identifyData, isKnownOp, opFrame } from './protocol.js';
+
+describe('decodeFrame', () => {
+  it('when a frame is JSON with an integer op, then its op and data; text and binary alike', () => {
+    expect(decodeFrame(Buffer.from('{"op":1,"d":null}'))).toEqual({ op: 1, d: null });
+    expect(decodeFrame([Buffer.from('{"op":2,'), Buffer.from('"d":{"token":"t"}}')])).toEqual({ op: 2, d: { token: 't' } });
+  });
+
+  it('when a frame is not JSON, not an object, or has no integer op, then undefined', () => {
+    for (const raw of ['', 'nope', '[]', '1', '{"d":1}', '{"op":"1"}', '{"op":1.5}', '{"op":null}']) {
+      expect(decodeFrame(Buffer.from(raw)), raw).toBeUndefined();
+    }
+  });
+});
+
+describe('Identify data', () => {
+  it('when token and properties are there, then it passes with the optional fields kept', () => {
+    const parsed = identifyData.parse({ token: 't', properties: { os: 'linux' }, intents: 0, compress: true, shard: [0, 1], presence: {} });
+    expect(parsed).toMatchObject({ token: 't', compress: true, shard: [0, 1], presence: {} });
+  });
+
+  it('when the token is missing or a shard is malformed, then it fails', () => {
+    expect(identifyData.safeParse({ properties: {} }).success).toBe(false);
+    expect(identifyData.safeParse({ token: 't', properties: {}, shard: [0, 0] }).success).toBe(false);
+  });
+});
+
+describe('helpers', () => {
+  it('when a token has a Bot or Bearer prefix, then it is stripped', () => {
+    expect(bareToken('Bot abc')).toBe('abc');
+    expect(bareToken('bearer  abc ')).toBe('abc');
+    expect(bareToken('abc')).toBe('abc');
+  });
+
+  it('when frames are built, then op 0 has t and s, other ops null ones', () => {
+    expect(JSON.parse(dispatchFrame('READY', 1, { a: 1 }))).toEqual({ op: 0, t: 'READY', s: 1, d: { a: 1 } });
+    expect(JSON.parse(opFrame(11, null))).toEqual({ op: 11, d: null, s: null, t: null });
+  });
+
+  it('when an op is one clients send, then it is known; server-only and made-up ops are not', () => {
+    expect([1, 2, 3, 4, 6, 8].every(isKnownOp)).toBe(true);
+    expect([0, 7, 9, 10, 11, 99].some(isKnownOp)).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/** Gateway opcodes (the platform's numbering). */
+export const Op = {
+  Dispatch: 0,
+  Heartbeat: 1,
+  Identify: 2,
+  PresenceUpdate: 3,
+  VoiceStateUpdate: 4,
+  Resume: 6,
+  Reconnect: 7,
+  RequestGuildMembers: 8,
+  InvalidSession: 9,
+  Hello: 10,
+  HeartbeatAck: 11,
+} as const;
+
+/** Close codes the gateway ends a connection with. */
+export const Close = {
+  UnknownError: 4000,
+  UnknownOpcode: 4001,
+  DecodeError: 4002,
+  NotAuthenticated: 4003,
+  AuthenticationFailed: 4004,
+  AlreadyAuthenticated: 4005,
+  RateLimited: 4008,
+  SessionTimedOut: 4009,
+  /** Not a gateway code: the session was resumed on another connection, so this one starts afresh. */
+  Superseded: 1000,
+} as const;
+
+export const CLOSE_REASONS: Record<number, string> = {
+  [Close.UnknownError]: 'Unknown error.',
+  [Close.UnknownOpcode]: 'Unknown opcode.',
+  [Close.DecodeError]: 'Error while decoding payload.',
+  [Close.NotAuthenticated]: 'Not authenticated.',
+  [Close.AuthenticationFailed]: 'Authentication failed.',
+  [Close.AlreadyAuthenticated]: 'Already authenticated.',
+  [Close.RateLimited]: 'You are being rate limited.',
+  [Close.SessionTimedOut]: 'Session timed out.',
+  [Close.Superseded]: 'Session resumed elsewhere.',
+};
+
+/** Ops a client may send once identified; presence, voice and member requests are accepted and not acted on yet. */
+const ACCEPTED_OPS = new Set<number>([
+  Op.Heartbeat,
+  Op.Identify,
+  Op.PresenceUpdate,
+  Op.VoiceStateUpdate,
+  Op.Resume,
+  Op.RequestGuildMembers,
+]);
+export const isKnownOp = (op: number): boolean => ACCEPTED_OPS.has(op);
+
+const frame = z.object({ op: z.number().int(), d: z.unknown().optional() });
+
+export const identifyData = z.looseObject({
+  token: z.string().min(1),
+  properties: z.record(z.string(), z.unknown()),
+  intents: z.number().int().nonnegative().optional(),
+  compress: z.boolean().optional(),
+  shard: z.tuple([z.number().int().nonnegative(), z.number().int().positive()]).optional(),
+});
+export type IdentifyData = z.output<typeof identifyData>;
+
+export const resumeData = z.looseObject({
+  token: z.string().min(1),
+  session_id: z.string().min(1).max(64),
+  seq: z.number().int().nonnegative().nullable().optional(),
+});
+export type ResumeData = z.output<typeof resumeData>;
+
+export type ClientFrame = z.output<typeof frame>;
+
+/** A client frame (text or binary, UTF-8 JSON) → its op and data, or undefined when it does not decode. */
+export function decodeFrame(raw: Buffer | ArrayBuffer | Buffer[]): ClientFrame | undefined {
+  const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw as ArrayBuffer);
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = frame.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** `Bot x` and `Bearer x` are the token x: clients send whichever form their REST calls use. */
+export const bareToken = (token: string): string => token.replace(/^(?:Bot|Bearer)\s+/i, '').trim();
+
+/** A server frame as sent: op 0 carries a name and a sequence number, the others neither. */
+export const dispatchFrame = (t: string, s: number | null, d: unknown): string => JSON.stringify({ op: Op.Dispatch, t, s, d });
+export const opFrame = (op: number, d: unknown): string => JSON.stringify({ op, d, s: null, t: null });

@@ -1,0 +1,55 @@
+import { fileURLToPath } from 'node:url';
+import { addService, createClient, startService, type Logger, type RunningService } from '@kith/platform';
+import { AuthService } from '@kith/proto/auth/v1/auth';
+import { SocialService } from '@kith/proto/social/v1/social';
+import type { SocialConfig } from './config.js';
+import { ContactSyncService } from './domain/contact-sync.service.js';
+import { GameRelationshipsService } from './domain/game-relationships.service.js';
+import { RelationshipsService } from './domain/relationships.service.js';
+import { SuggestionsService } from './domain/suggestions.service.js';
+import { socialGrpc } from './grpc/social.grpc.js';
+import { AuthUserDirectory } from './grpc/user-directory.js';
+import { gameRoutes, suggestionRoutes } from './http/game.routes.js';
+import { relationshipRoutes } from './http/relationships.routes.js';
+import { PgContactSyncTokens } from './store/contact-sync.store.js';
+import { PgGameStore } from './store/game.store.js';
+import { PgRelationshipQueries, PgRelationshipStore, type Emit } from './store/relationships.store.js';
+import type { SocialDatabase } from './store/schema.js';
+import { PgSuggestionStore } from './store/suggestions.store.js';
+
+export const SERVICE_NAME = 'social';
+const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
+
+export type RunningSocial = RunningService;
+
+/** Builds the social graph service from its config and starts its HTTP and gRPC servers. */
+export function startSocial(config: SocialConfig, logger?: Logger): Promise<RunningSocial> {
+  return startService<SocialDatabase>({
+    name: SERVICE_NAME,
+    config,
+    migrationsFolder: MIGRATIONS,
+    ...(logger ? { logger } : {}),
+    wire: ({ db, outbox, logger: log }) => {
+      const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
+      const emit: Emit = (trx, event) => outbox.enqueue(trx, [event]);
+      const users = new AuthUserDirectory(auth);
+      const relationships = new RelationshipsService(new PgRelationshipStore(db, emit), users, null);
+      const games = new GameRelationshipsService(new PgGameStore(db, emit), users);
+      const suggestions = new SuggestionsService(new PgSuggestionStore(db, emit), users);
+      const contactSync = new ContactSyncService(new PgContactSyncTokens(db), relationships);
+      const queries = new PgRelationshipQueries(db);
+      return {
+        routes: (app) => {
+          relationshipRoutes(app, relationships, contactSync);
+          gameRoutes(app, games);
+          suggestionRoutes(app, suggestions);
+        },
+        grpc: (server) => {
+          addService(server, SocialService, socialGrpc({ queries, relationships, games, contactSync, suggestions }), log);
+          return [SocialService.typeName];
+        },
+        closers: [async () => auth.close()],
+      };
+    },
+  });
+}

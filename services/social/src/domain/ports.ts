@@ -1,0 +1,34 @@
+import type { DomainEvent } from '@kith/platform';
+import type { FriendSourceFlags, PartialUser, RelationshipRow } from './relationship.types.js';
+
+/** The account service, as social sees it (over gRPC). */
+export interface UserDirectory {
+  /** Partial users by id; unknown ids are left out. One batched call. */
+  getUsers(ids: string[]): Promise<Map<string, PartialUser>>;
+  findByUsername(username: string, discriminator: string | null): Promise<PartialUser | undefined>;
+  friendSourceFlags(userId: string): Promise<FriendSourceFlags>;
+}
+
+/** The guild service, for "small mutual guild" checks; absent until it exists. */
+export interface GuildDirectory {
+  shareSmallGuild(a: string, b: string): Promise<boolean>;
+  shareGuild(a: string, b: string): Promise<boolean>;
+}
+
+/** One transaction: both users of a pair locked, rows read and written, events queued with them. */
+export interface RelationshipTx {
+  get(userId: string, targetId: string): Promise<RelationshipRow | undefined>;
+  put(row: RelationshipRow): Promise<void>;
+  delete(userId: string, targetId: string): Promise<void>;
+  friendCount(userId: string): Promise<number>;
+  mutualFriendCount(a: string, b: string): Promise<number>;
+  /** Outgoing requests this user sent since a time, for the spam rule. */
+  outgoingRequestsSince(userId: string, since: Date): Promise<number>;
+  emit(event: DomainEvent): Promise<void>;
+}
+
+export interface RelationshipStore {
+  /** Runs `fn` in one transaction holding locks on every given user, taken in id order. */
+  withUsersLocked<T>(userIds: string[], fn: (tx: RelationshipTx) => Promise<T>): Promise<T>;
+  list(userId: string): Promise<RelationshipRow[]>;
+}

@@ -1,0 +1,49 @@
+/** Relationship types, as the platform numbers them. */
+export const RelationshipType = {
+  NONE: 0,
+  FRIEND: 1,
+  BLOCKED: 2,
+  INCOMING_REQUEST: 3,
+  OUTGOING_REQUEST: 4,
+  IMPLICIT: 5,
+} as const;
+export type RelationshipType = (typeof RelationshipType)[keyof typeof RelationshipType];
+
+/** Bulk-remove filters, combined with AND. */
+export const RemovalFilter = { SPAM: 1, IGNORED: 2 } as const;
+
+/** The platform's cap on friends, per user. */
+export const MAX_FRIENDS = 1000;
+
+/** What one user's row says about another. */
+export interface RelationshipRow {
+  user_id: string;
+  target_id: string;
+  type: RelationshipType;
+  nickname: string | null;
+  is_spam_request: boolean;
+  stranger_request: boolean;
+  user_ignored: boolean;
+  origin_application_id: string | null;
+  since: Date;
+}
+
+/** The platform's partial user object, as auth's GetUsers answers it. */
+export interface PartialUser {
+  id: string;
+  username: string;
+  discriminator: string;
+  global_name: string | null;
+  avatar: string | null;
+  avatar_decoration_data: null;
+  public_flags: number;
+  bot?: boolean;
+  primary_guild: null;
+}
+
+/** Who may send a user friend requests (the platform's `friend_source_flags`). */
+export interface FriendSourceFlags {
+  all: boolean;
+  mutual_friends: boolean;
+  mutual_guilds: boolean;
+}

@@ -1,0 +1,255 @@
+import { ApiError, snowflakeTime } from '@kith/platform';
+import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
+import {
+  MAX_FRIENDS,
+  RelationshipType as T,
+  type FriendSourceFlags,
+  type PartialUser,
+  type RelationshipRow,
+} from './relationship.types.js';
+import { partialRelationship, relationshipView } from './relationship.view.js';
+
+export interface CreateOptions {
+  /** Consent to accept a request from a stranger (PUT only). */
+  confirmStranger?: boolean;
+}
+
+/** A new account that already has this many fresh outgoing requests is flagged as spamming. */
+const SPAM_ACCOUNT_AGE_MS = 24 * 3600_000;
+const SPAM_PENDING_REQUESTS = 10;
+
+/**
+ * The friend/block/ignore state machine for a pair of users. Every change to a pair runs with both
+ * users locked, so two users asking each other at once end as friends, and the friend cap holds.
+ */
+export class RelationshipsService {
+  constructor(
+    private readonly store: RelationshipStore,
+    private readonly users: UserDirectory,
+    private readonly guilds: GuildDirectory | null,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async list(userId: string) {
+    const rows = (await this.store.list(userId)).filter((r) => r.type !== T.IMPLICIT);
+    const users = await this.users.getUsers(rows.map((r) => r.target_id));
+    return rows.map((row) => relationshipView(row, users.get(row.target_id)));
+  }
+
+  async sendByUsername(actorId: string, username: string, discriminator: string | null): Promise<void> {
+    const target = await this.users.findByUsername(username, discriminator);
+    if (!target) throw ApiError.of('NO_SUCH_USERNAME');
+    await this.requestOrAccept(actorId, target, {});
+  }
+
+  /** PUT with `type` omitted or -1: accept their request, or ask them. */
+  async requestOrAcceptById(actorId: string, targetId: string, options: CreateOptions): Promise<void> {
+    await this.requestOrAccept(actorId, await this.userOrThrow(targetId), options);
+  }
+
+  /** PUT with `type` 1: only accepts a request they sent. */
+  async acceptById(actorId: string, targetId: string, options: CreateOptions): Promise<void> {
+    const [actor, target] = await this.pair(actorId, targetId);
+    await this.store.withUsersLocked([actorId, targetId], async (tx) => {
+      const mine = await tx.get(actorId, targetId);
+      if (mine?.type !== T.INCOMING_REQUEST) throw ApiError.of('NO_INCOMING_REQUEST');
+      await this.accept(tx, actor, target, mine, options);
+    });
+  }
+
+  async block(actorId: string, targetId: string): Promise<void> {
+    if (actorId === targetId) throw ApiError.of('FRIEND_REQUEST_SELF');
+    const [actor, target] = await this.pair(actorId, targetId);
+    await this.store.withUsersLocked([actorId, targetId], async (tx) => {
+      const mine = await tx.get(actorId, targetId);
+      if (mine?.type === T.BLOCKED) return;
+      const blocked = this.row(actorId, targetId, T.BLOCKED, { user_ignored: mine?.user_ignored ?? false });
+      await tx.put(blocked);
+      await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(blocked, target));
+      // The other side only sees its row go, never that it was blocked.
+      const theirs = await tx.get(targetId, actorId);
+      if (theirs && theirs.type !== T.BLOCKED) await this.drop(tx, theirs, actor);
+    });
+  }
+
+  async ignore(actorId: string, targetId: string): Promise<void> {
+    if (actorId === targetId) throw selfError();
+    const target = await this.userOrThrow(targetId);
+    await this.store.withUsersLocked([actorId], async (tx) => {
+      const mine = await tx.get(actorId, targetId);
+      if (mine?.user_ignored) return;
+      if (!mine) {
+        const row = this.row(actorId, targetId, T.NONE, { user_ignored: true });
+        await tx.put(row);
+        return emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(row, target));
+      }
+      const row = { ...mine, user_ignored: true };
+      await tx.put(row);
+      await emit(tx, 'RELATIONSHIP_UPDATE', actorId, partialRelationship(row));
+    });
+  }
+
+  async unignore(actorId: string, targetId: string): Promise<void> {
+    await this.store.withUsersLocked([actorId], async (tx) => {
+      const mine = await tx.get(actorId, targetId);
+      if (!mine?.user_ignored) return;
+      if (mine.type === T.NONE) {
+        await tx.delete(actorId, targetId);
+        return emit(tx, 'RELATIONSHIP_REMOVE', actorId, partialRelationship(mine));
+      }
+      const row = { ...mine, user_ignored: false };
+      await tx.put(row);
+      await emit(tx, 'RELATIONSHIP_UPDATE', actorId, partialRelationship(row));
+    });
+  }
+
+  async setNickname(actorId: string, targetId: string, nickname: string | null): Promise<void> {
+    await this.store.withUsersLocked([actorId], async (tx) => {
+      const mine = await tx.get(actorId, targetId);
+      if (mine?.type !== T.FRIEND) throw ApiError.of('NOT_FRIENDS');
+      if (mine.nickname === nickname) return;
+      const row = { ...mine, nickname };
+      await tx.put(row);
+      await emit(tx, 'RELATIONSHIP_UPDATE', actorId, partialRelationship(row));
+    });
+  }
+
+  /** Cancels, declines, unfriends or unblocks; a pending or friend pair ends on both sides. */
+  async remove(actorId: string, targetId: string): Promise<void> {
+    const users = await this.users.getUsers([actorId, targetId]);
+    await this.store.withUsersLocked([actorId, targetId], (tx) => this.removePair(tx, actorId, targetId, users));
+  }
+
+  /** Removes the caller's incoming requests that pass every filter (SPAM, IGNORED). */
+  async removeIncoming(actorId: string, filters: { spam: boolean; ignored: boolean }): Promise<void> {
+    const incoming = (await this.store.list(actorId)).filter(
+      (r) => r.type === T.INCOMING_REQUEST && (!filters.spam || r.is_spam_request) && (!filters.ignored || r.user_ignored),
+    );
+    if (incoming.length === 0) return;
+    const senders = incoming.map((r) => r.target_id);
+    const users = await this.users.getUsers([actorId, ...senders]);
+    await this.store.withUsersLocked([actorId, ...senders], async (tx) => {
+      for (const sender of senders) {
+        const mine = await tx.get(actorId, sender);
+        if (mine?.type === T.INCOMING_REQUEST) await this.removePair(tx, actorId, sender, users);
+      }
+    });
+  }
+
+  private async removePair(tx: RelationshipTx, actorId: string, targetId: string, users: Map<string, PartialUser>): Promise<void> {
+    const mine = await tx.get(actorId, targetId);
+    if (!mine) return;
+    await this.drop(tx, mine, users.get(targetId));
+    if (mine.type !== T.FRIEND && mine.type !== T.INCOMING_REQUEST && mine.type !== T.OUTGOING_REQUEST) return;
+    const theirs = await tx.get(targetId, actorId);
+    if (theirs && theirs.type !== T.BLOCKED) await this.drop(tx, theirs, users.get(actorId));
+  }
+
+  private async requestOrAccept(actorId: string, target: PartialUser, options: CreateOptions): Promise<void> {
+    if (actorId === target.id) throw ApiError.of('FRIEND_REQUEST_SELF');
+    const actor = await this.userOrThrow(actorId);
+    if (actor.bot || target.bot) throw ApiError.of('BOTS_CANNOT_HAVE_FRIENDS');
+    const [flags, sharesGuild, sharesSmallGuild] = await Promise.all([
+      this.users.friendSourceFlags(target.id),
+      this.guilds?.shareGuild(actorId, target.id) ?? false,
+      this.guilds?.shareSmallGuild(actorId, target.id) ?? false,
+    ]);
+    await this.store.withUsersLocked([actorId, target.id], async (tx) => {
+      const mine = await tx.get(actorId, target.id);
+      const theirs = await tx.get(target.id, actorId);
+      if (mine?.type === T.BLOCKED || theirs?.type === T.BLOCKED) throw ApiError.of('FRIEND_REQUEST_BLOCKED');
+      if (mine?.type === T.FRIEND) throw ApiError.of('ALREADY_FRIENDS');
+      if (mine?.type === T.INCOMING_REQUEST) return this.accept(tx, actor, target, mine, options);
+      if (mine?.type === T.OUTGOING_REQUEST) return;
+      const mutualFriends = await tx.mutualFriendCount(actorId, target.id);
+      if (!allowedBy(flags, mutualFriends > 0, sharesGuild)) throw ApiError.of('FRIEND_REQUESTS_DISABLED');
+      await this.assertUnderCap(tx, actorId, target.id);
+      const outgoing = this.row(actorId, target.id, T.OUTGOING_REQUEST, { user_ignored: mine?.user_ignored ?? false });
+      const incoming = this.row(target.id, actorId, T.INCOMING_REQUEST, {
+        user_ignored: theirs?.user_ignored ?? false,
+        stranger_request: mutualFriends === 0 && !sharesSmallGuild,
+        is_spam_request: await this.looksLikeSpam(tx, actorId),
+      });
+      await tx.put(outgoing);
+      await tx.put(incoming);
+      await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(outgoing, target));
+      await emit(tx, 'RELATIONSHIP_ADD', target.id, { ...relationshipView(incoming, actor), should_notify: !incoming.user_ignored });
+    });
+  }
+
+  private async accept(tx: RelationshipTx, actor: PartialUser, target: PartialUser, mine: RelationshipRow, options: CreateOptions) {
+    if (mine.stranger_request && options.confirmStranger === false)
+      throw ApiError.form({ confirm_stranger_request: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
+    await this.assertUnderCap(tx, actor.id, target.id);
+    const theirs = await tx.get(target.id, actor.id);
+    const mineNow = this.row(actor.id, target.id, T.FRIEND, { user_ignored: mine.user_ignored });
+    const theirsNow = this.row(target.id, actor.id, T.FRIEND, { user_ignored: theirs?.user_ignored ?? false });
+    await tx.put(mineNow);
+    await tx.put(theirsNow);
+    await emit(tx, 'RELATIONSHIP_ADD', actor.id, relationshipView(mineNow, target));
+    await emit(tx, 'RELATIONSHIP_ADD', target.id, relationshipView(theirsNow, actor));
+  }
+
+  /** A row leaves its owner's list; an ignore on it survives as a NONE row. */
+  private async drop(tx: RelationshipTx, row: RelationshipRow, target: PartialUser | undefined): Promise<void> {
+    await emit(tx, 'RELATIONSHIP_REMOVE', row.user_id, partialRelationship(row));
+    if (!row.user_ignored || row.type === T.NONE) return tx.delete(row.user_id, row.target_id);
+    const kept = this.row(row.user_id, row.target_id, T.NONE, { user_ignored: true });
+    await tx.put(kept);
+    await emit(tx, 'RELATIONSHIP_ADD', row.user_id, relationshipView(kept, target));
+  }
+
+  private async assertUnderCap(tx: RelationshipTx, a: string, b: string): Promise<void> {
+    const [countA, countB] = await Promise.all([tx.friendCount(a), tx.friendCount(b)]);
+    if (countA >= MAX_FRIENDS || countB >= MAX_FRIENDS) throw ApiError.of('MAX_FRIENDS');
+  }
+
+  /** Documented rule: an account younger than a day with 10+ requests sent in the last day. */
+  private async looksLikeSpam(tx: RelationshipTx, senderId: string): Promise<boolean> {
+    const now = this.now();
+    if (now.getTime() - snowflakeTime(senderId).getTime() > SPAM_ACCOUNT_AGE_MS) return false;
+    return (await tx.outgoingRequestsSince(senderId, new Date(now.getTime() - SPAM_ACCOUNT_AGE_MS))) >= SPAM_PENDING_REQUESTS;
+  }
+
+  private row(userId: string, targetId: string, type: RelationshipRow['type'], extra: Partial<RelationshipRow>): RelationshipRow {
+    return {
+      user_id: userId,
+      target_id: targetId,
+      type,
+      nickname: null,
+      is_spam_request: false,
+      stranger_request: false,
+      user_ignored: false,
+      origin_application_id: null,
+      since: this.now(),
+      ...extra,
+    };
+  }
+
+  private async pair(actorId: string, targetId: string): Promise<[PartialUser, PartialUser]> {
+    const users = await this.users.getUsers([actorId, targetId]);
+    const actor = users.get(actorId);
+    const target = users.get(targetId);
+    if (!target) throw ApiError.of('UNKNOWN_USER');
+    if (!actor) throw ApiError.unauthorized();
+    return [actor, target];
+  }
+
+  private async userOrThrow(id: string): Promise<PartialUser> {
+    const user = (await this.users.getUsers([id])).get(id);
+    if (!user) throw ApiError.of('UNKNOWN_USER');
+    return user;
+  }
+}
+
+function allowedBy(flags: FriendSourceFlags, mutualFriend: boolean, mutualGuild: boolean): boolean {
+  return flags.all || (flags.mutual_friends && mutualFriend) || (flags.mutual_guilds && mutualGuild);
+}
+
+function emit(tx: RelationshipTx, name: string, userId: string, data: unknown): Promise<void> {
+  return tx.emit({ name, audience: { users: [userId] }, data });
+}
+
+function selfError(): ApiError {
+  return ApiError.form({ '': { code: 'RELATIONSHIP_INVALID_SELF', message: 'You cannot do this to yourself.' } });
+}

@@ -1,0 +1,55 @@
+import type { ColumnType } from 'kysely';
+
+type Id = ColumnType<string, string, string>;
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface RelationshipsTable {
+  user_id: Id;
+  target_id: Id;
+  type: number;
+  nickname: string | null;
+  is_spam_request: boolean;
+  stranger_request: boolean;
+  user_ignored: boolean;
+  origin_application_id: string | null;
+  since: Timestamp;
+}
+
+export interface GameRelationshipsTable {
+  user_id: Id;
+  target_id: Id;
+  application_id: Id;
+  type: number;
+  dm_access_type: number;
+  since: Timestamp;
+}
+
+export interface ApplicationAuthorizationsTable {
+  user_id: Id;
+  application_id: Id;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface FriendSuggestionsTable {
+  user_id: Id;
+  suggested_user_id: Id;
+  reasons: ColumnType<unknown, string, string>;
+  from_suggested_user_contacts: boolean;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface ContactSyncTokensTable {
+  token_hash: Buffer;
+  user_id: Id;
+  user_ids: ColumnType<string[], string[], string[]>;
+  expires_at: Timestamp;
+  used_at: Date | null;
+}
+
+export interface SocialDatabase {
+  relationships: RelationshipsTable;
+  game_relationships: GameRelationshipsTable;
+  application_authorizations: ApplicationAuthorizationsTable;
+  friend_suggestions: FriendSuggestionsTable;
+  contact_sync_tokens: ContactSyncTokensTable;
+}
