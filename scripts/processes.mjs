@@ -11,11 +11,18 @@ export function processes(offset = 0) {
       readyUrl: `http://${host}:${port(8101)}/readyz`,
     },
     {
+      name: 'social',
+      dir: 'services/social',
+      env: { HTTP_PORT: port(8102), GRPC_PORT: port(50052), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
+      readyUrl: `http://${host}:${port(8102)}/readyz`,
+    },
+    {
       name: 'realtime',
       dir: 'services/realtime',
       env: {
         HTTP_PORT: port(8108),
         AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
         // Clients reach the socket through the edge.
         PUBLIC_GATEWAY_URL: `ws://${host}:${port(8080)}/gateway`,
       },
@@ -29,6 +36,7 @@ export function processes(offset = 0) {
         AUTH_HTTP_URL: `http://${host}:${port(8101)}`,
         AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
         REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
+        SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

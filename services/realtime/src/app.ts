@@ -13,6 +13,7 @@ import {
   ensureEventStream,
 } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
+import { SocialService } from '@kith/proto/social/v1/social';
 import type { RealtimeConfig } from './config.js';
 import { Delivery } from './domain/delivery.js';
 import { GatewayService } from './domain/gateway.service.js';
@@ -20,6 +21,7 @@ import { EventConsumer } from './events/event.consumer.js';
 import { JetStreamEventLog } from './events/event.stream.js';
 import { attachGatewaySockets } from './gateway/socket.server.js';
 import { GrpcAuth } from './grpc/auth.client.js';
+import { GrpcSocial } from './grpc/social.client.js';
 import { gatewayRoutes } from './http/gateway.routes.js';
 import { SessionStore } from './store/session.store.js';
 
@@ -59,8 +61,10 @@ export async function startRealtime(
   );
   const delivery = new Delivery(store, consumer, logger);
   await consumer.start((event, seq) => delivery.deliver(event, seq));
+  const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
   const gateway = new GatewayService({
     auth: new GrpcAuth(authClient),
+    ...(socialClient ? { social: new GrpcSocial(socialClient) } : {}),
     store,
     events: new JetStreamEventLog(nats, jsm, logger),
     position: consumer,
@@ -103,6 +107,7 @@ export async function startRealtime(
       async () => clearInterval(sweep),
       () => closeHttpServer(http.server),
       async () => authClient.close(),
+      async () => socialClient?.close(),
       () => nats.drain(),
       () => redis.quit(),
     ],

@@ -12,6 +12,8 @@ export const realtimeConfigSchema = z
     /** The socket URL clients are given by `GET /gateway` and in READY's `resume_gateway_url`. */
     PUBLIC_GATEWAY_URL: configKeys.url(['ws:', 'wss:']).default('ws://127.0.0.1:8080/gateway'),
     AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+    /** Where READY's relationships come from; unset where the social service is not deployed. */
+    SOCIAL_GRPC_ADDR: z.string().optional(),
     REDIS_URL: serviceConfig.REDIS_URL,
     REDIS_PREFIX: z.string().default('kith:realtime:'),
     NATS_URL: serviceConfig.NATS_URL,

@@ -3,7 +3,7 @@ import type { Logger } from '@kith/platform';
 import { Close, Op, bareToken, decodeFrame, dispatchFrame, identifyData, isKnownOp, opFrame, resumeData } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import type { Delivery } from './delivery.js';
-import type { AuthPort, EventLogPort, SessionStorePort, StreamPosition, TokenOwner } from './ports.js';
+import type { AuthPort, EventLogPort, SessionStorePort, SocialPort, StreamPosition, TokenOwner } from './ports.js';
 import { readyPayload } from './ready.js';
 
 export interface GatewayOptions {
@@ -14,6 +14,8 @@ export interface GatewayOptions {
 
 export interface GatewayDeps {
   auth: AuthPort;
+  /** The social graph, for READY's relationships; absent where social is not deployed. */
+  social?: SocialPort;
   store: SessionStorePort;
   events: EventLogPort;
   position: StreamPosition;
@@ -113,6 +115,17 @@ export class GatewayService {
     }
   }
 
+  /** A social outage leaves READY without relationships rather than keeping everyone offline. */
+  private async relationshipsOf(userId: string): Promise<unknown[]> {
+    if (!this.deps.social) return [];
+    try {
+      return await this.deps.social.relationships(userId);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'relationships unavailable for READY');
+      return [];
+    }
+  }
+
   private async identify(conn: GatewayConnection, data: unknown): Promise<void> {
     const { auth, store, delivery, events, position, options } = this.deps;
     const parsed = identifyData.safeParse(data);
@@ -120,24 +133,26 @@ export class GatewayService {
     const identify = parsed.data;
     const account = await auth.validate(bareToken(identify.token), conn.clientIp);
     if (!account) return this.close(conn, Close.AuthenticationFailed);
-    const current = await auth.currentUser(account.userId);
+    // The stream's end is read before the snapshot READY carries: whatever happens after it is
+    // delivered as an event (at worst repeating what the snapshot already shows), never lost
+    // between the two. Without the stream's end (NATS unreachable), the replica's own position is
+    // the best there is. A replica still working through a backlog (just restarted) must not send
+    // what happened before READY.
+    const streamEnd = await events.bounds().then(
+      ({ last }) => last,
+      () => 0,
+    );
+    const [current, relationships] = await Promise.all([auth.currentUser(account.userId), this.relationshipsOf(account.userId)]);
     if (!conn.open) return;
 
     const sessionId = randomBytes(16).toString('hex');
     delivery.attach(conn, sessionRef(sessionId, account));
     delivery.own(conn);
-    // What the stream holds already happened before READY; a replica still working through a
-    // backlog (just restarted) must not send it afterwards. Without the stream's end (NATS
-    // unreachable), the replica's own position is the best there is.
-    const streamEnd = await events.bounds().then(
-      ({ last }) => last,
-      () => 0,
-    );
     const startsAfter = Math.max(position.current(), streamEnd);
     const ready = dispatchFrame(
       'READY',
       1,
-      readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify }),
+      readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify, relationships }),
     );
     await store.create(sessionId, { ...sessionRef(sessionId, account), owner: conn.id, streamSeq: startsAfter }, ready);
     if (!conn.open) return;

@@ -75,3 +75,8 @@ export interface StreamPosition {
   /** The last event whose dispatch to every local socket has finished. */
   processed(): number;
 }
+
+/** The social graph's relationship objects, rendered as the HTTP API renders them. */
+export interface SocialPort {
+  relationships(userId: string): Promise<unknown[]>;
+}

@@ -8,6 +8,7 @@ export interface ReadyInput {
   account: TokenOwner;
   current: CurrentUser;
   identify: IdentifyData;
+  relationships?: unknown[];
 }
 
 const emptyVersioned = () => ({ entries: [], partial: false, version: 0 });
@@ -22,8 +23,7 @@ function clientInfo(properties: Record<string, unknown>) {
 }
 
 /**
- * READY's `d`. Guilds, relationships, channels and the like stay empty until the services that
- * own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
+ * READY's `d`. Guilds, channels and the like stay empty until the services that own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
  */
 export function readyPayload(input: ReadyInput) {
   const { current, identify } = input;
@@ -36,7 +36,7 @@ export function readyPayload(input: ReadyInput) {
     resume_gateway_url: input.resumeUrl,
     auth_session_id_hash: input.account.authSessionIdHash,
     guilds: [],
-    relationships: [],
+    relationships: input.relationships ?? [],
     private_channels: [],
     presences: [],
     users: [],
