@@ -12,6 +12,8 @@ export interface GameRelationshipRow {
 }
 
 export interface GameTx {
+  /** Either user blocks the other (in the social graph). */
+  blocked(a: string, b: string): Promise<boolean>;
   get(userId: string, targetId: string, applicationId: string): Promise<GameRelationshipRow | undefined>;
   put(row: GameRelationshipRow): Promise<void>;
   delete(userId: string, targetId: string, applicationId?: string): Promise<GameRelationshipRow[]>;
@@ -38,10 +40,13 @@ export function gameView(row: GameRelationshipRow, user: PartialUser | undefined
   };
 }
 
+/** The platform's Game Relationship Remove payload: the game relationship without its user. */
 const removal = (row: GameRelationshipRow) => ({
   id: row.target_id,
   application_id: row.application_id,
   type: row.type,
+  since: row.since.toISOString(),
+  dm_access_type: row.dm_access_type,
   user_id: row.user_id,
 });
 
@@ -76,10 +81,12 @@ export class GameRelationshipsService {
     const app = applicationId ?? common[0];
     if (!app || !common.includes(app)) throw ApiError.of('NO_COMMON_APPLICATION');
     await this.store.withUsersLocked([actorId, targetId], async (tx) => {
+      if (await tx.blocked(actorId, targetId)) throw ApiError.of('FRIEND_REQUEST_BLOCKED');
       const mine = await tx.get(actorId, targetId, app);
-      if (mine?.type === T.FRIEND || mine?.type === T.OUTGOING_REQUEST) return;
+      if (mine?.type === T.FRIEND) return;
       const accepting = mine?.type === T.INCOMING_REQUEST;
       if (onlyAccept && !accepting) throw ApiError.of('NO_INCOMING_REQUEST');
+      if (mine?.type === T.OUTGOING_REQUEST) return;
       const since = this.now();
       const ours: GameRelationshipRow = {
         user_id: actorId,

@@ -82,7 +82,7 @@ async function code(promise: Promise<unknown>): Promise<number | 'ok'> {
   }
 }
 
-type Start = 'none' | 'outgoing' | 'incoming' | 'friends' | 'a-blocks' | 'b-blocks' | 'a-ignores';
+type Start = 'none' | 'outgoing' | 'incoming' | 'friends' | 'a-blocks' | 'b-blocks' | 'a-ignores' | 'b-ignores';
 
 /** Puts the pair in a starting state through the service itself. */
 async function arrange(s: ReturnType<typeof setup>, start: Start) {
@@ -96,6 +96,7 @@ async function arrange(s: ReturnType<typeof setup>, start: Start) {
   if (start === 'a-blocks') await service.block(A, B);
   if (start === 'b-blocks') await service.block(B, A);
   if (start === 'a-ignores') await service.ignore(A, B);
+  if (start === 'b-ignores') await service.ignore(B, A);
   s.store.events = [];
 }
 
@@ -145,6 +146,8 @@ const TABLE: [Start, Action, number | 'ok', number | undefined, number | undefin
   ['a-ignores', 'ignore', 'ok', T.NONE, undefined, [], []],
   ['a-ignores', 'unignore', 'ok', undefined, undefined, ['RELATIONSHIP_REMOVE:0'], []],
   ['a-ignores', 'remove', 'ok', undefined, undefined, ['RELATIONSHIP_REMOVE:0'], []],
+  // B's ignore is B's own: A's block neither removes it nor tells B anything.
+  ['b-ignores', 'block', 'ok', T.BLOCKED, T.NONE, ['RELATIONSHIP_ADD:2'], []],
 ];
 
 describe('relationship state machine', () => {
@@ -276,6 +279,8 @@ describe('relationship state machine', () => {
     }
     await s.service.requestOrAcceptById(fresh, B, {});
     expect(s.store.rows.get(`${B}:${fresh}`)?.is_spam_request).toBe(true);
+    const announced = s.store.events.find((e) => e.name === 'RELATIONSHIP_ADD' && e.audience.users?.includes(B));
+    expect(announced?.data).toMatchObject({ is_spam_request: true, should_notify: false });
   });
 
   it('when incoming requests are removed with SPAM and IGNORED filters, then only those passing both go', async () => {

@@ -66,9 +66,10 @@ export class RelationshipsService {
       const blocked = this.row(actorId, targetId, T.BLOCKED, { user_ignored: mine?.user_ignored ?? false });
       await tx.put(blocked);
       await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(blocked, target));
-      // The other side only sees its row go, never that it was blocked.
+      // The other side only sees its friend or request row go, never that it was blocked: its own
+      // ignore (a NONE row) or block stays as it is, without an event.
       const theirs = await tx.get(targetId, actorId);
-      if (theirs && theirs.type !== T.BLOCKED) await this.drop(tx, theirs, actor);
+      if (theirs && isPairType(theirs.type)) await this.drop(tx, theirs, actor);
     });
   }
 
@@ -140,7 +141,7 @@ export class RelationshipsService {
     const mine = await tx.get(actorId, targetId);
     if (!mine) return;
     await this.drop(tx, mine, users.get(targetId));
-    if (mine.type !== T.FRIEND && mine.type !== T.INCOMING_REQUEST && mine.type !== T.OUTGOING_REQUEST) return;
+    if (!isPairType(mine.type)) return;
     const theirs = await tx.get(targetId, actorId);
     if (theirs && theirs.type !== T.BLOCKED) await this.drop(tx, theirs, users.get(actorId));
   }
@@ -173,7 +174,11 @@ export class RelationshipsService {
       await tx.put(outgoing);
       await tx.put(incoming);
       await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(outgoing, target));
-      await emit(tx, 'RELATIONSHIP_ADD', target.id, { ...relationshipView(incoming, actor), should_notify: !incoming.user_ignored });
+      // An ignored or spam-flagged request is listed, but not announced to the user.
+      await emit(tx, 'RELATIONSHIP_ADD', target.id, {
+        ...relationshipView(incoming, actor),
+        should_notify: !incoming.user_ignored && !incoming.is_spam_request,
+      });
     });
   }
 
@@ -240,6 +245,11 @@ export class RelationshipsService {
     if (!user) throw ApiError.of('UNKNOWN_USER');
     return user;
   }
+}
+
+/** Friends and requests exist on both sides at once; blocks, ignores and affinities are one side's own. */
+function isPairType(type: RelationshipRow['type']): boolean {
+  return type === T.FRIEND || type === T.INCOMING_REQUEST || type === T.OUTGOING_REQUEST;
 }
 
 function allowedBy(flags: FriendSourceFlags, mutualFriend: boolean, mutualGuild: boolean): boolean {

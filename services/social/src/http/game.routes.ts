@@ -33,7 +33,8 @@ export function gameRoutes(app: Express, games: GameRelationshipsService): void 
     const userId = userIdOf(res);
     const { user_id, application_id } = parse(userAppParams, req.params);
     parse(gameCreateByApplicationBody, req.body);
-    await games.requestOrAccept(userId, user_id, application_id, false);
+    // By application only accepts their request (FRIEND is the only type it takes).
+    await games.requestOrAccept(userId, user_id, application_id, true);
     res.status(204).end();
   });
 

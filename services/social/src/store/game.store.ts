@@ -41,6 +41,17 @@ export class PgGameStore implements GameStore {
 
   private tx(trx: Transaction<SocialDatabase>): GameTx {
     return {
+      blocked: async (a, b) => {
+        const row = await trx
+          .selectFrom('relationships')
+          .select('type')
+          .where('type', '=', 2)
+          .where((eb) =>
+            eb.or([eb.and([eb('user_id', '=', a), eb('target_id', '=', b)]), eb.and([eb('user_id', '=', b), eb('target_id', '=', a)])]),
+          )
+          .executeTakeFirst();
+        return row !== undefined;
+      },
       get: async (userId, targetId, applicationId) => {
         const row = await trx
           .selectFrom('game_relationships')

@@ -14,7 +14,7 @@ export class PgSuggestionStore implements SuggestionStore {
       SELECT s.user_id, s.suggested_user_id, s.reasons, s.from_suggested_user_contacts
       FROM friend_suggestions s
       WHERE s.user_id = ${userId}
-        AND NOT EXISTS (SELECT 1 FROM relationships r WHERE r.user_id = s.user_id AND r.target_id = s.suggested_user_id AND r.type <> 0)
+        AND NOT EXISTS (SELECT 1 FROM relationships r WHERE r.user_id = s.user_id AND r.target_id = s.suggested_user_id AND (r.type <> 0 OR r.user_ignored))
         AND NOT EXISTS (SELECT 1 FROM relationships r WHERE r.user_id = s.suggested_user_id AND r.target_id = s.user_id AND r.type = 2)
       ORDER BY s.created_at`.execute(this.db);
     return rows.map((r) => ({ ...r, reasons: r.reasons as SuggestionReason[] }));
