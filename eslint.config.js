@@ -18,6 +18,8 @@ export default tseslint.config(
         setInterval: 'readonly',
         clearInterval: 'readonly',
         performance: 'readonly',
+        setImmediate: 'readonly',
+        clearImmediate: 'readonly',
       },
     },
     rules: {

@@ -2,13 +2,35 @@ import { fileURLToPath } from 'node:url';
 import { addService, startService, type Logger, type RunningService } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import type { AuthConfig } from './config.js';
+import { randomBytes } from 'node:crypto';
+import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService } from './domain/accounts.service.js';
+import { createSms } from './delivery/sms.js';
+import { HandoffService } from './domain/handoff.service.js';
+import { FingerprintsService } from './domain/registration/fingerprints.service.js';
+import { PhoneVerificationService } from './domain/registration/phone-verification.service.js';
+import { RateLimiter } from './domain/registration/rate-limit.js';
+import { RedisTickets, RedisWindows } from './domain/registration/redis.store.js';
+import { RegistrationGate } from './domain/registration/registration.gate.js';
+import { UsernamesService } from './domain/registration/usernames.service.js';
+import { ElevationGuard } from './domain/mfa/elevation.js';
+import { ElevationTokens } from './domain/mfa/elevation-token.js';
+import { MfaEnrollment } from './domain/mfa/enrollment.js';
+import { LoginMfa } from './domain/mfa/login-mfa.js';
+import { MfaService } from './domain/mfa/mfa.service.js';
+import { Tickets } from './domain/mfa/tickets.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { authGrpc } from './grpc/auth.grpc.js';
+import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
+import { handoffRoutes } from './http/handoff.routes.js';
+import { registrationRoutes } from './http/registration.routes.js';
+import { mfaRoutes } from './http/mfa.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
+import { AccountStore } from './store/account.store.js';
+import { MfaStore, RedisTicketStore, RedisTotpSteps } from './store/mfa.store.js';
 import type { AuthDatabase } from './store/schema.js';
 import { SessionsStore } from './store/sessions.store.js';
 import { SettingsStore } from './store/settings.store.js';
@@ -26,22 +48,50 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
     config,
     migrationsFolder: MIGRATIONS,
     ...(logger ? { logger } : {}),
-    wire: ({ db, ids, outbox, logger: log }) => {
+    wire: ({ db, redis, ids, outbox, logger: log }) => {
       const users = new UsersStore(db);
       const sessions = new SessionsService(new SessionsStore(db, outbox), {
         idleDays: config.SESSION_IDLE_DAYS,
         touchIntervalMs: config.SESSION_TOUCH_INTERVAL_MS,
       });
       const passwords = new PasswordHasher({ memoryKiB: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS });
-      const accounts = new AccountsService(users, sessions, passwords, ids);
+      const accountStore = new AccountStore(db);
+      const mfa = new MfaService({ store: new MfaStore(db), steps: new RedisTotpSteps(redis), passwords, users });
+      const tickets = new Tickets(new RedisTicketStore(redis), {
+        ttlSeconds: config.MFA_TICKET_TTL_SECONDS,
+        maxAttempts: config.MFA_TICKET_MAX_ATTEMPTS,
+      });
+      const elevationKey = config.MFA_ELEVATION_KEY ? Buffer.from(config.MFA_ELEVATION_KEY) : randomBytes(32);
+      const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa);
+      const restore = (userId: string) => accountStore.restore(userId);
+      const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore });
+      const oneTime = new RedisTickets(redis);
+      const limiter = new RateLimiter(new RedisWindows(redis));
+      const phones = new PhoneVerificationService(oneTime, limiter, createSms(config, log), log);
+      const fingerprints = new FingerprintsService(oneTime, ids, limiter);
+      const accounts = new AccountsService(
+        users,
+        sessions,
+        passwords,
+        ids,
+        { challenge: (user, undelete) => loginMfa.challenge(user, undelete), restore },
+        new RegistrationGate(phones, fingerprints),
+      );
+      const usernames = new UsernamesService(users, (basis) => accounts.suggestUsername(basis));
+      const handoff = new HandoffService(oneTime, users, sessions);
+      const accountChanges = new AccountChangesService(users, accountStore, passwords, elevation, sessions);
       const settings = new SettingsService(new SettingsStore(db));
       return {
         routes: (app) => {
+          registrationRoutes(app, { usernames, phones, fingerprints });
+          handoffRoutes(app, handoff);
           authRoutes(app, accounts, sessions);
           settingsRoutes(app, settings);
+          mfaRoutes(app, new MfaEnrollment(mfa, elevation, sessions), loginMfa, elevation);
+          accountRoutes(app, accountChanges);
         },
         grpc: (server) => {
-          addService(server, AuthService, authGrpc(sessions, users, settings), log);
+          addService(server, AuthService, authGrpc(sessions, users, settings, elevation), log);
           return [AuthService.typeName];
         },
       };

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { loadConfig, serviceConfig } from '@kith/platform';
 
-export const authConfigSchema = z.object({
+/** Twilio's three keys are needed only when texts go through Twilio; then all three are. */
+function twilioKeysWhenTwilio(config: { SMS_MODE: string } & Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (config.SMS_MODE !== 'twilio') return;
+  for (const key of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'])
+    if (!config[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when SMS_MODE is twilio' });
+}
+
+const authConfigFields = z.object({
   ...serviceConfig,
   HTTP_PORT: serviceConfig.HTTP_PORT.default(8101),
   GRPC_PORT: serviceConfig.GRPC_PORT.default(50051),
@@ -13,7 +20,25 @@ export const authConfigSchema = z.object({
   /** argon2id cost; the defaults are OWASP's minimum for argon2id. */
   ARGON2_MEMORY_KIB: z.coerce.number().int().min(19456).default(19456),
   ARGON2_ITERATIONS: z.coerce.number().int().min(2).default(2),
+  /** HMAC key of the 5-minute MFA elevation JWTs; unset, a random one per process (development only: replicas then disagree). */
+  MFA_ELEVATION_KEY: z.string().min(32).optional(),
+  /** How long an MFA ticket (login or elevation) lives, and how many wrong codes it survives. */
+  MFA_TICKET_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+  MFA_TICKET_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
+  /** Sender of every mail. */
+  MAIL_FROM: z.string().min(3).default('Kith <no-reply@kith.localhost>'),
+  /** smtp:// or smtps:// server; unset, mails are written to the log instead (development only). */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** `twilio` sends through Twilio's Messages API; `log` writes texts, codes included, to the log (development only). */
+  SMS_MODE: z.enum(['log', 'twilio']).default('log'),
+  TWILIO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** The sending number (E.164) or messaging service's sender. */
+  TWILIO_FROM: z.string().min(1).optional(),
 });
+
+export const authConfigSchema = authConfigFields.superRefine(twilioKeysWhenTwilio);
 
 export type AuthConfig = z.output<typeof authConfigSchema>;
 

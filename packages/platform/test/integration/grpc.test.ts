@@ -21,6 +21,7 @@ async function serveAuth(impl: Partial<AuthImpl>) {
     getCurrentUser: notImplemented,
     findUserByUsername: notImplemented,
     getFriendSourceFlags: notImplemented,
+    checkMfaElevation: notImplemented,
     ...impl,
   };
   const server = await startGrpcServer({

@@ -1,5 +1,6 @@
 import { ApiError, type SnowflakeGenerator } from '@kith/platform';
 import type { SessionsService, SessionRequest } from './sessions.service.js';
+import type { MfaLoginChallenge } from './mfa/login-mfa.js';
 import type { PasswordHasher } from './passwords.js';
 import {
   DuplicateIdError,
@@ -17,11 +18,37 @@ export interface RegisterInput {
   password?: string;
   date_of_birth?: string;
   promotional_email_opt_in?: boolean;
+  consent?: boolean;
+  /** From a verified phone (registration helpers); the account's phone instead of, or with, an email. */
+  phone_token?: string;
+  /** A fingerprint we issued; the account then takes its snowflake. */
+  fingerprint?: string;
+}
+
+/** What the registration helpers grant or forbid: consent by country, a verified phone, a fingerprint's id. */
+export interface RegistrationChecks {
+  /** Throws the form error for what the caller may not do; answers what it may. */
+  admit(input: RegisterInput, clientIp: string): Promise<Admission>;
+}
+
+export interface Admission {
+  id?: string;
+  phone?: string;
+  /** Spends the single-use grants once the account exists. */
+  settle(): Promise<void>;
 }
 
 export interface LoginInput {
   login: string;
   password: string;
+  /** Restores a disabled account or one scheduled for deletion. */
+  undelete?: boolean | undefined;
+}
+
+/** The second factor of a login, and restoring accounts on `undelete` (the MFA and account modules). */
+export interface LoginExtensions {
+  challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge>;
+  restore(userId: string): Promise<void>;
 }
 
 const DUPLICATE_ERRORS: Record<UniqueField, { code: string; message: string }> = {
@@ -42,26 +69,33 @@ export class AccountsService {
     private readonly sessions: SessionsService,
     private readonly passwords: PasswordHasher,
     private readonly ids: SnowflakeGenerator,
+    private readonly extensions?: LoginExtensions,
+    private readonly registration?: RegistrationChecks,
   ) {}
 
   async register(input: RegisterInput, request: SessionRequest): Promise<{ token: string; userId: string }> {
+    const admission = await this.registration?.admit(input, request.clientIp);
     const username = input.username ?? (await this.suggestUsername(input.global_name ?? 'user'));
     // Ask first so both collisions are reported together; the unique indexes still settle races.
     const taken = await this.users.taken({ username, email: input.email });
     if (taken.length) throw duplicateError(taken);
     const passwordHash = input.password ? await this.passwords.hash(input.password) : null;
-    const user = await this.insertUser({
-      username,
-      global_name: input.global_name ?? null,
-      email: input.email ?? null,
-      phone: null,
-      password_hash: passwordHash,
-      date_of_birth: input.date_of_birth ?? null,
-      avatar: null,
-      disabled_at: null,
-      deleted_at: null,
-      ...(input.promotional_email_opt_in !== undefined ? { promotional_email_opt_in: input.promotional_email_opt_in } : {}),
-    });
+    const user = await this.insertUser(
+      {
+        username,
+        global_name: input.global_name ?? null,
+        email: input.email ?? null,
+        phone: admission?.phone ?? null,
+        password_hash: passwordHash,
+        date_of_birth: input.date_of_birth ?? null,
+        avatar: null,
+        disabled_at: null,
+        deleted_at: null,
+        ...(input.promotional_email_opt_in !== undefined ? { promotional_email_opt_in: input.promotional_email_opt_in } : {}),
+      },
+      admission?.id,
+    );
+    await admission?.settle();
     const { token } = await this.sessions.create(user.id, request);
     return { token, userId: user.id };
   }
@@ -70,8 +104,12 @@ export class AccountsService {
     const user = input.login.startsWith('+') ? await this.users.findByPhone(input.login) : await this.users.findByEmail(input.login);
     const ok = await this.passwords.verify(user?.password_hash ?? null, input.password);
     if (!user || !ok) throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
-    if (user.deleted_at) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
-    if (user.disabled_at) throw ApiError.of('ACCOUNT_DISABLED');
+    const undelete = Boolean(input.undelete && this.extensions);
+    if (user.deleted_at && !undelete) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
+    if (user.disabled_at && !undelete) throw ApiError.of('ACCOUNT_DISABLED');
+    // With MFA the account is restored only once the second factor passes.
+    if (user.mfa_enabled && this.extensions) return this.extensions.challenge(user, undelete);
+    if (undelete && (user.deleted_at || user.disabled_at)) await this.extensions?.restore(user.id);
     const { token } = await this.sessions.create(user.id, request);
     return { user_id: user.id, token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } };
   }
@@ -86,10 +124,11 @@ export class AccountsService {
    * Replicas share snowflake worker bits (each container runs node as PID 1), so two can mint one id
    * in the same millisecond; the loser takes the next id instead of failing the registration.
    */
-  private async insertUser(user: Omit<NewUser, 'id'>): Promise<UserRow> {
+  private async insertUser(user: Omit<NewUser, 'id'>, preferredId?: string): Promise<UserRow> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.users.insert({ ...user, id: this.ids.next() });
+        // A fingerprint's snowflake, when one was admitted; a collision falls back to fresh ids.
+        return await this.users.insert({ ...user, id: attempt === 1 && preferredId ? preferredId : this.ids.next() });
       } catch (err) {
         if (err instanceof DuplicateUserError) throw duplicateError(err.fields);
         if (!(err instanceof DuplicateIdError) || attempt >= 3) throw err;
@@ -113,6 +152,6 @@ export class AccountsService {
   }
 }
 
-function duplicateError(fields: UniqueField[]): ApiError {
+export function duplicateError(fields: UniqueField[]): ApiError {
   return ApiError.form(Object.fromEntries(fields.map((f) => [f, DUPLICATE_ERRORS[f]])));
 }

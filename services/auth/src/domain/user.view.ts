@@ -1,5 +1,8 @@
 import type { UserRow } from '../store/users.store.js';
 
+/** The platform's authenticator types: 1 WebAuthn, 2 TOTP, 3 SMS. */
+export const AUTHENTICATOR_TOTP = 2;
+
 /** The platform's partial (public) user object. */
 export function partialUser(user: UserRow) {
   return {
@@ -28,7 +31,8 @@ export function privateUser(user: UserRow) {
     locale: user.locale,
     nsfw_allowed: user.date_of_birth ? ageOn(user.date_of_birth, new Date()) >= 18 : null,
     mfa_enabled: user.mfa_enabled,
-    authenticator_types: [] as number[],
+    // TOTP is the only factor that enables MFA so far; SMS and WebAuthn add theirs here.
+    authenticator_types: user.mfa_enabled ? [AUTHENTICATOR_TOTP] : [],
     premium_type: user.premium_type,
     premium_usage_flags: 0,
     purchased_flags: 0,

@@ -1,5 +1,6 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
+import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
 import { sessionIdHash } from '../domain/tokens.js';
@@ -27,7 +28,12 @@ const partial = (u: UserRow) => ({
   bot: u.bot,
 });
 
-export function authGrpc(sessions: SessionsService, users: UsersStore, settings: SettingsService): ServiceImpl<typeof AuthService> {
+export function authGrpc(
+  sessions: SessionsService,
+  users: UsersStore,
+  settings: SettingsService,
+  elevation: ElevationGuard,
+): ServiceImpl<typeof AuthService> {
   return {
     async validateToken({ token, clientIp }) {
       const session = await sessions.validate(token, clientIp);
@@ -83,6 +89,11 @@ export function authGrpc(sessions: SessionsService, users: UsersStore, settings:
         ? await settings.friendSourceFlags(userId)
         : { all: true, mutual_friends: true, mutual_guilds: true };
       return { all: flags.all, mutualFriends: flags.mutual_friends, mutualGuilds: flags.mutual_guilds };
+    },
+    async checkMfaElevation({ userId, elevationToken }) {
+      if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
+      await elevation.require(userId, { headers: [elevationToken] });
+      return {};
     },
   };
 }

@@ -5,7 +5,7 @@ import type { SessionRequest, SessionsService } from '../domain/sessions.service
 import { privateUser } from '../domain/user.view.js';
 import { loginBody, logoutBody, logoutSessionsBody, registerBody } from './schemas.js';
 
-function sessionRequest(req: Request, res: Response): SessionRequest {
+export function sessionRequest(req: Request, res: Response): SessionRequest {
   const props = req.headers['x-super-properties'];
   const ua = req.headers['user-agent'];
   return {
@@ -16,7 +16,7 @@ function sessionRequest(req: Request, res: Response): SessionRequest {
 }
 
 /** Tells the edge relaying this answer which sessions ended, so it drops them before the client hears. */
-function announceRevoked(res: Response, sessionIds: string[]): void {
+export function announceRevoked(res: Response, sessionIds: string[]): void {
   if (sessionIds.length) res.setHeader(REVOKED_SESSIONS_HEADER, sessionIds.join(','));
 }
 

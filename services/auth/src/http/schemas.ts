@@ -30,7 +30,9 @@ export const registerBody = z
   .object({
     username: username.optional(),
     global_name: lengthString(1, 32).nullish(),
-    email,
+    email: email.optional(),
+    /** From POST /phone-verifications/verify: registers a phone account, the email then optional. */
+    phone_token: z.string().min(1).max(256).optional(),
     password,
     date_of_birth: dateOfBirth.optional(),
     consent: z.boolean().optional(),
@@ -43,6 +45,11 @@ export const registerBody = z
   // `when` makes the check run even when other fields failed, so every problem is listed at once.
   .refine((body: { username?: unknown; global_name?: unknown }) => body.username !== undefined || Boolean(body.global_name), {
     path: ['username'],
+    params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+  })
+  .refine((body: { email?: unknown; phone_token?: unknown }) => body.email !== undefined || body.phone_token !== undefined, {
+    path: ['email'],
     params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
     when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
   });

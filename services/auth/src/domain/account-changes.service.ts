@@ -1,0 +1,99 @@
+import { ApiError } from '@kith/platform';
+import type { AccountPatch, AccountStore } from '../store/account.store.js';
+import { DuplicateUserError, type UserRow, type UsersStore } from '../store/users.store.js';
+import { duplicateError } from './accounts.service.js';
+import type { ElevationGuard, ElevationProof } from './mfa/elevation.js';
+import { endSessions, rotateSessions } from './mfa/session-rotation.js';
+import type { PasswordHasher } from './passwords.js';
+import type { SessionRequest, SessionsService } from './sessions.service.js';
+
+export interface ModifyUserInput {
+  username?: string | undefined;
+  global_name?: string | null | undefined;
+  email?: string | undefined;
+  password?: string | undefined;
+  new_password?: string | undefined;
+}
+
+const PASSWORD_REQUIRED = { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
+const PASSWORD_WRONG = { code: 'PASSWORD_DOES_NOT_MATCH', message: 'Password does not match.' };
+
+const sameIgnoringCase = (a: string | null, b: string | undefined): boolean => b === undefined || a?.toLowerCase() === b.toLowerCase();
+
+/** `PATCH /users/@me`, disabling and scheduling deletion: the password and, where due, elevation. */
+export class AccountChangesService {
+  constructor(
+    private readonly users: Pick<UsersStore, 'findById' | 'taken'>,
+    private readonly accounts: AccountStore,
+    private readonly passwords: PasswordHasher,
+    private readonly guard: ElevationGuard,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  /** Username, email and password changes need the current password; email and password also elevation. */
+  async modify(userId: string, input: ModifyUserInput, proof: ElevationProof, request: SessionRequest) {
+    const user = await this.user(userId);
+    const newUsername = input.username !== undefined && input.username !== user.username;
+    const newEmail = input.email !== undefined && input.email !== user.email;
+    const newPassword = input.new_password !== undefined;
+    if (newEmail || newPassword) await this.guard.require(userId, proof);
+    if (newUsername || newEmail || newPassword) await this.checkPassword(user, input.password);
+    const taken = await this.users.taken({
+      ...(sameIgnoringCase(user.username, input.username) ? {} : { username: input.username }),
+      ...(sameIgnoringCase(user.email, input.email) ? {} : { email: input.email }),
+    });
+    if (taken.length) throw duplicateError(taken);
+    const patch: AccountPatch = {
+      ...(newUsername ? { username: input.username } : {}),
+      ...(input.global_name !== undefined ? { global_name: input.global_name } : {}),
+      ...(newEmail ? { email: input.email } : {}),
+      ...(newPassword ? { password_hash: await this.passwords.hash(input.new_password!) } : {}),
+    };
+    const updated = Object.keys(patch).length ? await this.update(userId, patch) : user;
+    if (!newPassword) return { user: updated, revoked: [] as string[] };
+    const { token, revoked } = await rotateSessions(this.sessions, userId, request);
+    return { user: updated, token, revoked };
+  }
+
+  /** Disables the account and ends every session; login then answers 20013 until `undelete`. */
+  async disable(userId: string, password: string | null | undefined, proof: ElevationProof): Promise<string[]> {
+    await this.confirm(userId, password, proof);
+    await this.accounts.disable(userId);
+    return endSessions(this.sessions, userId);
+  }
+
+  /** Schedules deletion and ends every session; login then answers 20011 until `undelete`. */
+  async scheduleDeletion(userId: string, password: string | null | undefined, proof: ElevationProof): Promise<string[]> {
+    await this.confirm(userId, password, proof);
+    await this.accounts.scheduleDeletion(userId);
+    return endSessions(this.sessions, userId);
+  }
+
+  private async confirm(userId: string, password: string | null | undefined, proof: ElevationProof): Promise<void> {
+    await this.guard.require(userId, proof);
+    const user = await this.user(userId);
+    // An account without a password (never set one) confirms with elevation alone.
+    if (user.password_hash !== null && !(password && (await this.passwords.verify(user.password_hash, password))))
+      throw ApiError.of('PASSWORD_MISMATCH');
+  }
+
+  private async checkPassword(user: UserRow, password: string | undefined): Promise<void> {
+    if (!password) throw ApiError.form({ password: PASSWORD_REQUIRED });
+    if (!(await this.passwords.verify(user.password_hash, password))) throw ApiError.form({ password: PASSWORD_WRONG });
+  }
+
+  private async update(userId: string, patch: AccountPatch): Promise<UserRow> {
+    try {
+      return await this.accounts.update(userId, patch);
+    } catch (err) {
+      if (err instanceof DuplicateUserError) throw duplicateError(err.fields);
+      throw err;
+    }
+  }
+
+  private async user(userId: string): Promise<UserRow> {
+    const user = await this.users.findById(userId);
+    if (!user) throw ApiError.unauthorized();
+    return user;
+  }
+}

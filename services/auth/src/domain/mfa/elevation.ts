@@ -1,0 +1,62 @@
+import { ApiError } from '@kith/platform';
+import type { UserRow } from '../../store/users.store.js';
+import type { ElevationTokens } from './elevation-token.js';
+import type { CodeFactor, MfaService } from './mfa.service.js';
+import type { Tickets } from './tickets.js';
+
+/** What a request may carry as proof of a recent verification: the JWT in a header or the cookie. */
+export interface ElevationProof {
+  headers: (string | undefined)[];
+  cookie?: string | undefined;
+}
+
+export type MfaMethod = { type: 'totp'; backup_codes_allowed: boolean } | { type: 'password' };
+
+export const ELEVATION_COOKIE = '__Secure-recent_mfa';
+
+/** The MFA types `/mfa/finish` accepts today; SMS and WebAuthn join once those factors exist. */
+const FINISH_FACTORS: readonly string[] = ['totp', 'backup', 'password'] satisfies CodeFactor[];
+
+/**
+ * Sensitive actions need a recent verification: a valid elevation JWT for the user, else the
+ * platform's 60003 body with a fresh elevation ticket and the methods the user can verify with.
+ */
+export class ElevationGuard {
+  constructor(
+    private readonly tokens: ElevationTokens,
+    private readonly tickets: Tickets,
+    private readonly mfa: MfaService,
+  ) {}
+
+  /** Costs one HMAC when a valid token is present; only the refusal touches the stores. */
+  async require(userId: string, proof: ElevationProof): Promise<void> {
+    for (const token of [...proof.headers, proof.cookie]) if (this.tokens.verify(token, userId)) return;
+    throw await this.required(userId);
+  }
+
+  /** The 60003 error for this user, with its ticket. */
+  async required(userId: string): Promise<ApiError> {
+    const user = await this.mfa.user(userId);
+    const ticket = await this.tickets.issue({ userId, purpose: 'elevation' });
+    return ApiError.of('MFA_REQUIRED', { mfa: { ticket, methods: methodsOf(user) } });
+  }
+
+  /** `POST /mfa/finish`: checks the factor against the caller's elevation ticket and answers the JWT. */
+  async finish(userId: string, input: { ticket: string; mfa_type: string; data: string }): Promise<string> {
+    const record = await this.tickets.open(input.ticket, 'elevation');
+    if (record.userId !== userId) throw ApiError.of('MFA_INVALID_TICKET');
+    const user = await this.mfa.user(userId);
+    const allowed = FINISH_FACTORS.includes(input.mfa_type) && methodsAllow(user, input.mfa_type as CodeFactor);
+    if (!allowed || !(await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data))) await this.tickets.reject(input.ticket);
+    await this.tickets.consume(input.ticket);
+    return this.tokens.sign(userId);
+  }
+}
+
+export function methodsOf(user: UserRow): MfaMethod[] {
+  return user.mfa_enabled ? [{ type: 'totp', backup_codes_allowed: true }] : [{ type: 'password' }];
+}
+
+function methodsAllow(user: UserRow, factor: CodeFactor): boolean {
+  return user.mfa_enabled ? factor !== 'password' : factor === 'password';
+}

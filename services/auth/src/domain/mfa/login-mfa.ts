@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '@kith/platform';
+import type { UserRow } from '../../store/users.store.js';
+import type { SessionRequest } from '../sessions.service.js';
+import type { CodeFactor, MfaService } from './mfa.service.js';
+import type { Tickets } from './tickets.js';
+
+/** The login answer when a second factor is due: no token, the ticket and which factors apply. */
+export interface MfaLoginChallenge {
+  user_id: string;
+  mfa: true;
+  ticket: string;
+  login_instance_id: string;
+  totp: boolean;
+  sms: boolean;
+  backup: boolean;
+  webauthn: string | null;
+}
+
+export interface FinishLoginInput {
+  ticket: string;
+  code: string;
+  login_instance_id?: string | null | undefined;
+}
+
+export interface LoginMfaPorts {
+  mfa: MfaService;
+  tickets: Tickets;
+  sessions: { create(userId: string, request: SessionRequest): Promise<{ token: string }> };
+  /** Lifts a disable or a scheduled deletion (login with `undelete: true`). */
+  restore(userId: string): Promise<void>;
+}
+
+/** The authenticator types of `POST /auth/mfa/{type}` that this service checks so far. */
+const LOGIN_FACTORS: Record<string, CodeFactor | undefined> = { totp: 'totp', backup: 'backup' };
+
+/** The second half of a login for users with MFA: the ticket, then `POST /auth/mfa/{type}`. */
+export class LoginMfa {
+  constructor(private readonly ports: LoginMfaPorts) {}
+
+  async challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge> {
+    const loginInstanceId = randomUUID();
+    const ticket = await this.ports.tickets.issue({ userId: user.id, purpose: 'login', loginInstanceId, undelete });
+    return {
+      user_id: user.id,
+      mfa: true,
+      ticket,
+      login_instance_id: loginInstanceId,
+      totp: true,
+      sms: false,
+      backup: true,
+      webauthn: null,
+    };
+  }
+
+  async finish(type: string, input: FinishLoginInput, request: SessionRequest) {
+    const factor = LOGIN_FACTORS[type];
+    // SMS and WebAuthn are not enrolled anywhere yet, so no code of theirs can be right.
+    if (!factor) throw ApiError.of('MFA_INVALID_CODE');
+    const { tickets, mfa } = this.ports;
+    const record = await tickets.open(input.ticket, 'login', input.login_instance_id);
+    const user = await mfa.user(record.userId);
+    if (!(await mfa.verify(user, factor, input.code))) await tickets.reject(input.ticket);
+    await tickets.consume(input.ticket);
+    if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);
+    const { token } = await this.ports.sessions.create(user.id, request);
+    return { token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } };
+  }
+}

@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import type { Windows } from './redis.store.js';
+
+export interface RateRule {
+  /** Also the bucket name clients see, hashed. */
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** Answered as the platform's 429: its body and its rate-limit headers. */
+export class RateLimitedError extends Error {
+  constructor(
+    readonly rule: RateRule,
+    readonly retryAfterMs: number,
+  ) {
+    super(`rate limited: ${rule.name}`);
+    this.name = 'RateLimitedError';
+  }
+
+  get bucket(): string {
+    return createHash('sha256').update(this.rule.name).digest('hex').slice(0, 32);
+  }
+}
+
+export class RateLimiter {
+  constructor(private readonly windows: Windows) {}
+
+  /** Counts one use of `rule` by `subject`; throws RateLimitedError once the window's limit is spent. */
+  async consume(rule: RateRule, subject: string): Promise<void> {
+    const subjectHash = createHash('sha256').update(subject).digest('base64url').slice(0, 22);
+    const { count, resetAfterMs } = await this.windows.hit(`rl:${rule.name}:${subjectHash}`, rule.windowMs);
+    if (count > rule.limit) throw new RateLimitedError(rule, resetAfterMs);
+  }
+}

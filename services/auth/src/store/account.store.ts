@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { AuthDatabase } from './schema.js';
+import { DuplicateUserError, type UniqueField, type UserRow } from './users.store.js';
+
+export interface AccountPatch {
+  username?: string;
+  global_name?: string | null;
+  email?: string;
+  password_hash?: string;
+}
+
+const CONSTRAINT_FIELD: Record<string, UniqueField> = {
+  users_username_key: 'username',
+  users_email_key: 'email',
+};
+
+/** The writes of account changes: profile fields, credentials, disable, delete and restore. */
+export class AccountStore {
+  constructor(private readonly db: Kysely<AuthDatabase>) {}
+
+  /** Applies the patch; a unique collision (a race past the pre-check) becomes a DuplicateUserError. */
+  async update(userId: string, patch: AccountPatch): Promise<UserRow> {
+    try {
+      return await this.db.updateTable('users').set(patch).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      const field = e.code === '23505' && e.constraint ? CONSTRAINT_FIELD[e.constraint] : undefined;
+      if (field) throw new DuplicateUserError([field]);
+      throw err;
+    }
+  }
+
+  async disable(userId: string): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ disabled_at: sql`now()` })
+      .where('id', '=', userId)
+      .execute();
+  }
+
+  async scheduleDeletion(userId: string): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ deleted_at: sql`now()` })
+      .where('id', '=', userId)
+      .execute();
+  }
+
+  async restore(userId: string): Promise<void> {
+    await this.db.updateTable('users').set({ disabled_at: null, deleted_at: null }).where('id', '=', userId).execute();
+  }
+}
