@@ -28,6 +28,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       KITH_PORT_OFFSET: String(PORT_OFFSET),
       DB_PREFIX: 'kith_e2e',
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      // Every test logs in from 127.0.0.1; the per-address failure limit has tests of its own.
+      LOGIN_FAILURES_PER_IP: '100000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

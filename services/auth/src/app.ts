@@ -7,6 +7,7 @@ import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService } from './domain/accounts.service.js';
 import { createSms } from './delivery/sms.js';
 import { HandoffService } from './domain/handoff.service.js';
+import { LoginLimits, RedisFailureWindows } from './domain/login-limits.js';
 import { FingerprintsService } from './domain/registration/fingerprints.service.js';
 import { PhoneVerificationService } from './domain/registration/phone-verification.service.js';
 import { RateLimiter } from './domain/registration/rate-limit.js';
@@ -18,15 +19,26 @@ import { ElevationTokens } from './domain/mfa/elevation-token.js';
 import { MfaEnrollment } from './domain/mfa/enrollment.js';
 import { LoginMfa } from './domain/mfa/login-mfa.js';
 import { MfaService } from './domain/mfa/mfa.service.js';
+import { SmsCodes } from './domain/mfa/sms.js';
+import { SmsEnrollment } from './domain/mfa/sms-enrollment.js';
+import { SqlSmsAccountStore } from './domain/mfa/sms.store.js';
 import { Tickets } from './domain/mfa/tickets.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
+import { LoginLocations } from './domain/recovery/locations.js';
+import { RecoveryLinks } from './domain/recovery/links.js';
+import { Grants } from './domain/recovery/grants.js';
+import { RecoveryService } from './domain/recovery/recovery.service.js';
+import { RecoveryStore } from './domain/recovery/recovery.store.js';
+import { createMailer } from './delivery/mail.js';
+import { recoveryRoutes } from './http/recovery.routes.js';
 import { authGrpc } from './grpc/auth.grpc.js';
 import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
 import { handoffRoutes } from './http/handoff.routes.js';
-import { registrationRoutes } from './http/registration.routes.js';
+import { phoneRoutes } from './http/phone.routes.js';
+import { rateLimited, registrationRoutes } from './http/registration.routes.js';
 import { mfaRoutes } from './http/mfa.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { AccountStore } from './store/account.store.js';
@@ -62,24 +74,51 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
         maxAttempts: config.MFA_TICKET_MAX_ATTEMPTS,
       });
       const elevationKey = config.MFA_ELEVATION_KEY ? Buffer.from(config.MFA_ELEVATION_KEY) : randomBytes(32);
-      const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa);
-      const restore = (userId: string) => accountStore.restore(userId);
-      const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore });
       const oneTime = new RedisTickets(redis);
       const limiter = new RateLimiter(new RedisWindows(redis));
-      const phones = new PhoneVerificationService(oneTime, limiter, createSms(config, log), log);
+      const sms = createSms(config, log);
+      const smsCodes = new SmsCodes({ tickets, users: mfa, codes: oneTime, limiter, sms, logger: log });
+      const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa, smsCodes);
+      const restore = (userId: string) => accountStore.restore(userId);
+      const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore, sms: smsCodes });
+      const recoveryStore = new RecoveryStore(db);
+      const phones = new PhoneVerificationService(oneTime, limiter, sms, log, (phone) => recoveryStore.isBlacklisted(phone));
+      const limits = new LoginLimits(new RedisFailureWindows(redis), {
+        perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
+        perIp: config.LOGIN_FAILURES_PER_IP,
+        windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+      });
       const fingerprints = new FingerprintsService(oneTime, ids, limiter);
+      const mailer = createMailer(config, log);
+      const grants = new Grants(oneTime);
+      const links = new RecoveryLinks(config.PUBLIC_WEB_URL);
+      const locations = new LoginLocations(recoveryStore, grants, mailer, links, log);
       const accounts = new AccountsService(
         users,
         sessions,
         passwords,
         ids,
-        { challenge: (user, undelete) => loginMfa.challenge(user, undelete), restore },
+        { challenge: (user, undelete) => loginMfa.challenge(user, undelete), restore, limits, locations },
         new RegistrationGate(phones, fingerprints),
       );
       const usernames = new UsernamesService(users, (basis) => accounts.suggestUsername(basis));
       const handoff = new HandoffService(oneTime, users, sessions);
-      const accountChanges = new AccountChangesService(users, accountStore, passwords, elevation, sessions);
+      const recovery = new RecoveryService({
+        users,
+        store: recoveryStore,
+        grants,
+        passwords,
+        sessions,
+        mfa,
+        tickets,
+        mailer,
+        links,
+        locations,
+        log,
+      });
+      const accountChanges = new AccountChangesService(users, accountStore, passwords, elevation, sessions, (before) =>
+        recovery.emailChanged(before),
+      );
       const settings = new SettingsService(new SettingsStore(db));
       return {
         routes: (app) => {
@@ -89,7 +128,12 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
           settingsRoutes(app, settings);
           mfaRoutes(app, new MfaEnrollment(mfa, elevation, sessions), loginMfa, elevation);
           accountRoutes(app, accountChanges);
+          recoveryRoutes(app, recovery, locations);
+          phoneRoutes(app, new SmsEnrollment(mfa, elevation, phones, new SqlSmsAccountStore(db)), smsCodes);
+          // The platform's 429 for every limit above (login failures, SMS sends).
+          app.use(rateLimited);
         },
+        closers: [() => mailer.close()],
         grpc: (server) => {
           addService(server, AuthService, authGrpc(sessions, users, settings, elevation), log);
           return [AuthService.typeName];

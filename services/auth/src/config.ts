@@ -25,8 +25,14 @@ const authConfigFields = z.object({
   /** How long an MFA ticket (login or elevation) lives, and how many wrong codes it survives. */
   MFA_TICKET_TTL_SECONDS: z.coerce.number().int().positive().default(300),
   MFA_TICKET_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
+  /** Failed logins per login string and per client address within the window, before 429 (checked ahead of the hash). */
+  LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
+  LOGIN_FAILURES_PER_IP: z.coerce.number().int().positive().default(100),
+  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
   /** Sender of every mail. */
   MAIL_FROM: z.string().min(3).default('Kith <no-reply@kith.localhost>'),
+  /** The web client the links in mails open (reset, one-time login, authorize-ip, revert). */
+  PUBLIC_WEB_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
   /** smtp:// or smtps:// server; unset, mails are written to the log instead (development only). */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   /** `twilio` sends through Twilio's Messages API; `log` writes texts, codes included, to the log (development only). */

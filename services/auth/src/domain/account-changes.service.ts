@@ -28,6 +28,8 @@ export class AccountChangesService {
     private readonly passwords: PasswordHasher,
     private readonly guard: ElevationGuard,
     private readonly sessions: SessionsService,
+    /** After an email change, with the account as it was: mails the old address its revert link. */
+    private readonly emailChanged?: (before: UserRow) => Promise<void>,
   ) {}
 
   /** Username, email and password changes need the current password; email and password also elevation. */
@@ -50,6 +52,7 @@ export class AccountChangesService {
       ...(newPassword ? { password_hash: await this.passwords.hash(input.new_password!) } : {}),
     };
     const updated = Object.keys(patch).length ? await this.update(userId, patch) : user;
+    if (newEmail) await this.emailChanged?.(user);
     if (!newPassword) return { user: updated, revoked: [] as string[] };
     const { token, revoked } = await rotateSessions(this.sessions, userId, request);
     return { user: updated, token, revoked };

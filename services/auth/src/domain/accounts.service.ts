@@ -49,6 +49,10 @@ export interface LoginInput {
 export interface LoginExtensions {
   challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge>;
   restore(userId: string): Promise<void>;
+  /** Failed-login limits per login string and per address (429), checked before the password hash. */
+  limits?: { check(login: string, clientIp: string): Promise<void>; fail(login: string, clientIp: string): Promise<void> };
+  /** The new-location check of password logins without MFA, and the locations registration makes known. */
+  locations?: { check(user: UserRow, clientIp: string): Promise<void>; record(userId: string, clientIp: string): Promise<void> };
 }
 
 const DUPLICATE_ERRORS: Record<UniqueField, { code: string; message: string }> = {
@@ -96,19 +100,26 @@ export class AccountsService {
       admission?.id,
     );
     await admission?.settle();
+    await this.extensions?.locations?.record(user.id, request.clientIp);
     const { token } = await this.sessions.create(user.id, request);
     return { token, userId: user.id };
   }
 
   async login(input: LoginInput, request: SessionRequest) {
+    const limits = this.extensions?.limits;
+    await limits?.check(input.login, request.clientIp);
     const user = input.login.startsWith('+') ? await this.users.findByPhone(input.login) : await this.users.findByEmail(input.login);
     const ok = await this.passwords.verify(user?.password_hash ?? null, input.password);
-    if (!user || !ok) throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
+    if (!user || !ok) {
+      await limits?.fail(input.login, request.clientIp);
+      throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
+    }
     const undelete = Boolean(input.undelete && this.extensions);
     if (user.deleted_at && !undelete) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
     if (user.disabled_at && !undelete) throw ApiError.of('ACCOUNT_DISABLED');
     // With MFA the account is restored only once the second factor passes.
     if (user.mfa_enabled && this.extensions) return this.extensions.challenge(user, undelete);
+    await this.extensions?.locations?.check(user, request.clientIp);
     if (undelete && (user.deleted_at || user.disabled_at)) await this.extensions?.restore(user.id);
     const { token } = await this.sessions.create(user.id, request);
     return { user_id: user.id, token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } };

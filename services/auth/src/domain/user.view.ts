@@ -2,6 +2,7 @@ import type { UserRow } from '../store/users.store.js';
 
 /** The platform's authenticator types: 1 WebAuthn, 2 TOTP, 3 SMS. */
 export const AUTHENTICATOR_TOTP = 2;
+export const AUTHENTICATOR_SMS = 3;
 
 /** The platform's partial (public) user object. */
 export function partialUser(user: UserRow) {
@@ -31,8 +32,12 @@ export function privateUser(user: UserRow) {
     locale: user.locale,
     nsfw_allowed: user.date_of_birth ? ageOn(user.date_of_birth, new Date()) >= 18 : null,
     mfa_enabled: user.mfa_enabled,
-    // TOTP is the only factor that enables MFA so far; SMS and WebAuthn add theirs here.
-    authenticator_types: user.mfa_enabled ? [AUTHENTICATOR_TOTP] : [],
+    // TOTP enables MFA; SMS counts alongside it (WebAuthn adds its type here).
+    authenticator_types: !user.mfa_enabled
+      ? []
+      : user.sms_mfa_enabled && user.phone
+        ? [AUTHENTICATOR_TOTP, AUTHENTICATOR_SMS]
+        : [AUTHENTICATOR_TOTP],
     premium_type: user.premium_type,
     premium_usage_flags: 0,
     purchased_flags: 0,

@@ -86,7 +86,7 @@ const fingerprintFromHeader: RequestHandler = (req, res, next) => {
 };
 
 /** The platform's 429: its body, `Retry-After` and the X-RateLimit-* headers of the bucket. */
-const rateLimited: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+export const rateLimited: ErrorRequestHandler = (err: unknown, _req, res, next) => {
   if (!(err instanceof RateLimitedError)) return next(err);
   const seconds = err.retryAfterMs / 1000;
   res.set({

@@ -70,7 +70,7 @@ export class MfaStore {
       const removed = await trx.deleteFrom('user_totp').where('user_id', '=', userId).executeTakeFirst();
       if (removed.numDeletedRows === 0n) return false;
       await trx.deleteFrom('backup_codes').where('user_id', '=', userId).execute();
-      await trx.updateTable('users').set({ mfa_enabled: false }).where('id', '=', userId).execute();
+      await trx.updateTable('users').set({ mfa_enabled: false, sms_mfa_enabled: false }).where('id', '=', userId).execute();
       return true;
     });
   }

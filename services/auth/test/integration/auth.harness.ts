@@ -102,6 +102,9 @@ export class AuthHarness {
       ...stores,
       INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
       LOG_LEVEL: 'silent',
+      // Every file logs in from 127.0.0.1 and shares Redis across runs: failure limits only where a test asks (abuse.test.ts).
+      LOGIN_FAILURES_PER_ACCOUNT: 10_000,
+      LOGIN_FAILURES_PER_IP: 10_000,
       ...config,
     });
     const auth = await startAuth(parsed);

@@ -165,7 +165,7 @@ describe('login with MFA', () => {
     }
   });
 
-  it('when the type is sms or webauthn, then 60008 (not yet enrollable); an unknown body, then 50035', async () => {
+  it('when the type is sms without SMS MFA or webauthn, then 60008; an unknown body, then 50035', async () => {
     const account = await enrolledAccount(auth);
     const challenge = await loginChallenge(account.email, account.password);
     for (const type of ['sms', 'webauthn']) {

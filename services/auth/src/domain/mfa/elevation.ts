@@ -2,6 +2,7 @@ import { ApiError } from '@kith/platform';
 import type { UserRow } from '../../store/users.store.js';
 import type { ElevationTokens } from './elevation-token.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
+import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
 
 /** What a request may carry as proof of a recent verification: the JWT in a header or the cookie. */
@@ -10,11 +11,16 @@ export interface ElevationProof {
   cookie?: string | undefined;
 }
 
-export type MfaMethod = { type: 'totp'; backup_codes_allowed: boolean } | { type: 'password' };
+export type MfaMethod = { type: 'totp'; backup_codes_allowed: boolean } | { type: 'sms' } | { type: 'password' };
+
+/** Checks an SMS code texted for a ticket (`POST /auth/mfa/sms/send`). */
+export interface SmsCodeCheck {
+  verify(ticket: string, user: UserRow, code: string): Promise<boolean>;
+}
 
 export const ELEVATION_COOKIE = '__Secure-recent_mfa';
 
-/** The MFA types `/mfa/finish` accepts today; SMS and WebAuthn join once those factors exist. */
+/** The code MFA types `/mfa/finish` accepts besides SMS (checked by SmsCodeCheck); WebAuthn joins once it exists. */
 const FINISH_FACTORS: readonly string[] = ['totp', 'backup', 'password'] satisfies CodeFactor[];
 
 /**
@@ -26,6 +32,7 @@ export class ElevationGuard {
     private readonly tokens: ElevationTokens,
     private readonly tickets: Tickets,
     private readonly mfa: MfaService,
+    private readonly sms?: SmsCodeCheck,
   ) {}
 
   /** Costs one HMAC when a valid token is present; only the refusal touches the stores. */
@@ -46,15 +53,23 @@ export class ElevationGuard {
     const record = await this.tickets.open(input.ticket, 'elevation');
     if (record.userId !== userId) throw ApiError.of('MFA_INVALID_TICKET');
     const user = await this.mfa.user(userId);
-    const allowed = FINISH_FACTORS.includes(input.mfa_type) && methodsAllow(user, input.mfa_type as CodeFactor);
-    if (!allowed || !(await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data))) await this.tickets.reject(input.ticket);
+    const ok =
+      input.mfa_type === 'sms'
+        ? smsEnabled(user) && this.sms !== undefined && (await this.sms.verify(input.ticket, user, input.data))
+        : FINISH_FACTORS.includes(input.mfa_type) &&
+          methodsAllow(user, input.mfa_type as CodeFactor) &&
+          (await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data));
+    if (!ok) await this.tickets.reject(input.ticket);
     await this.tickets.consume(input.ticket);
     return this.tokens.sign(userId);
   }
 }
 
 export function methodsOf(user: UserRow): MfaMethod[] {
-  return user.mfa_enabled ? [{ type: 'totp', backup_codes_allowed: true }] : [{ type: 'password' }];
+  if (!user.mfa_enabled) return [{ type: 'password' }];
+  return smsEnabled(user)
+    ? [{ type: 'totp', backup_codes_allowed: true }, { type: 'sms' }]
+    : [{ type: 'totp', backup_codes_allowed: true }];
 }
 
 function methodsAllow(user: UserRow, factor: CodeFactor): boolean {

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '@kith/platform';
 import type { UserRow } from '../../store/users.store.js';
 import type { SessionRequest } from '../sessions.service.js';
+import type { SmsCodeCheck } from './elevation.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
+import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
 
 /** The login answer when a second factor is due: no token, the ticket and which factors apply. */
@@ -29,9 +31,11 @@ export interface LoginMfaPorts {
   sessions: { create(userId: string, request: SessionRequest): Promise<{ token: string }> };
   /** Lifts a disable or a scheduled deletion (login with `undelete: true`). */
   restore(userId: string): Promise<void>;
+  /** SMS codes texted for a ticket; without it SMS is never offered. */
+  sms?: SmsCodeCheck;
 }
 
-/** The authenticator types of `POST /auth/mfa/{type}` that this service checks so far. */
+/** The code authenticator types of `POST /auth/mfa/{type}` besides `sms`, which the SMS port checks. */
 const LOGIN_FACTORS: Record<string, CodeFactor | undefined> = { totp: 'totp', backup: 'backup' };
 
 /** The second half of a login for users with MFA: the ticket, then `POST /auth/mfa/{type}`. */
@@ -47,7 +51,7 @@ export class LoginMfa {
       ticket,
       login_instance_id: loginInstanceId,
       totp: true,
-      sms: false,
+      sms: Boolean(this.ports.sms) && smsEnabled(user),
       backup: true,
       webauthn: null,
     };
@@ -55,12 +59,13 @@ export class LoginMfa {
 
   async finish(type: string, input: FinishLoginInput, request: SessionRequest) {
     const factor = LOGIN_FACTORS[type];
-    // SMS and WebAuthn are not enrolled anywhere yet, so no code of theirs can be right.
-    if (!factor) throw ApiError.of('MFA_INVALID_CODE');
-    const { tickets, mfa } = this.ports;
+    const { tickets, mfa, sms } = this.ports;
+    // WebAuthn is not enrolled anywhere yet, so no code of its can be right.
+    if (!factor && !(type === 'sms' && sms)) throw ApiError.of('MFA_INVALID_CODE');
     const record = await tickets.open(input.ticket, 'login', input.login_instance_id);
     const user = await mfa.user(record.userId);
-    if (!(await mfa.verify(user, factor, input.code))) await tickets.reject(input.ticket);
+    const ok = factor ? await mfa.verify(user, factor, input.code) : Boolean(sms) && (await sms?.verify(input.ticket, user, input.code));
+    if (!ok) await tickets.reject(input.ticket);
     await tickets.consume(input.ticket);
     if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);
     const { token } = await this.ports.sessions.create(user.id, request);

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError } from '@kith/platform';
 
-/** What a ticket is for: finishing a login, or elevating a signed-in session. */
-export type TicketPurpose = 'login' | 'elevation';
+/** What a ticket is for: finishing a login, elevating a signed-in session, or completing a password reset. */
+export type TicketPurpose = 'login' | 'elevation' | 'reset';
 
 export interface TicketRecord {
   userId: string;

@@ -27,11 +27,14 @@ export class PhoneVerificationService {
     private readonly limiter: RateLimiter,
     private readonly sms: SmsSender,
     private readonly logger: Logger,
+    /** Numbers a revert blacklisted: refused as an undeliverable number is, so no account gets them again. */
+    private readonly blacklisted?: (phone: string) => Promise<boolean>,
   ) {}
 
   async send(phone: string, clientIp: string): Promise<void> {
     await this.limiter.consume(SEND_PER_IP, clientIp || 'unknown');
     await this.limiter.consume(SEND_PER_PHONE, phone);
+    if (await this.blacklisted?.(phone)) throw ApiError.form({ phone: UNABLE_TO_SEND });
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.tickets.put(codeKey(phone), digest(phone, code), CODE_TTL_MS);
     try {

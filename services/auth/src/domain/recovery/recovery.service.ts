@@ -1,0 +1,176 @@
+import { ApiError, type Logger } from '@kith/platform';
+import type { MailSender } from '../../delivery/mail.js';
+import { emailChangedMail, passwordResetMail, type RenderedMail } from '../../delivery/mail.templates.js';
+import { DuplicateUserError, type UserRow, type UsersStore } from '../../store/users.store.js';
+import { duplicateError } from '../accounts.service.js';
+import type { CodeFactor, MfaService } from '../mfa/mfa.service.js';
+import { endSessions, rotateSessions } from '../mfa/session-rotation.js';
+import type { Tickets } from '../mfa/tickets.js';
+import type { PasswordHasher } from '../passwords.js';
+import { digest } from '../registration/digest.js';
+import type { SessionRequest, SessionsService } from '../sessions.service.js';
+import { invalidToken, type Grants } from './grants.js';
+import type { RecoveryLinks } from './links.js';
+import type { LoginLocations } from './locations.js';
+import type { RecoveryStore } from './recovery.store.js';
+
+export type ResetMethod = 'password_reset' | 'one_time_login';
+
+export interface ResetInput {
+  token: string;
+  password: string;
+  method?: string | null | undefined;
+  ticket?: string | null | undefined;
+  code?: string | null | undefined;
+}
+
+/** The answer of a reset that needs the second factor first: nothing has changed yet. */
+export interface ResetMfaRequired {
+  user_id: string;
+  ticket: string;
+  mfa: true;
+  totp: boolean;
+  sms: boolean;
+  backup: boolean;
+  webauthn: string | null;
+}
+
+interface UserGrant {
+  userId: string;
+}
+
+/** A revert grant is bound to its user and to the address the change took away. */
+interface RevertGrant {
+  userId: string;
+  email: string;
+}
+
+export interface RecoveryPorts {
+  users: Pick<UsersStore, 'findById' | 'findByEmail' | 'findByPhone'>;
+  store: Pick<RecoveryStore, 'setPassword' | 'revert' | 'emailTakenByOther'>;
+  grants: Grants;
+  passwords: PasswordHasher;
+  sessions: SessionsService;
+  mfa: MfaService;
+  tickets: Tickets;
+  mailer: MailSender;
+  links: RecoveryLinks;
+  locations: Pick<LoginLocations, 'record'>;
+  log: Logger;
+}
+
+/** The factors a reset accepts, as `POST /auth/mfa/{type}` does. */
+const RESET_FACTORS: Record<string, CodeFactor | undefined> = { totp: 'totp', backup: 'backup' };
+
+/** Forgot and reset password, one-time login, and reverting an email change. */
+export class RecoveryService {
+  constructor(private readonly ports: RecoveryPorts) {}
+
+  /**
+   * Mails the reset link (and, without MFA, a one-time login link) to an existing account. The
+   * answer never depends on the mail, and the mail is sent in the background so the timing does not
+   * either; an unknown login answers `one_time_login`, as the common account (no MFA) does.
+   */
+  async forgot(login: string): Promise<{ method: ResetMethod }> {
+    const { users } = this.ports;
+    const user = login.startsWith('+') ? await users.findByPhone(login) : await users.findByEmail(login);
+    if (user?.email && !user.deleted_at) {
+      const email = user.email;
+      void this.resetMail(user)
+        .then((mail) => this.ports.mailer.send(email, mail))
+        .catch((err: unknown) => this.ports.log.warn({ err: String(err) }, 'password reset mail failed'));
+    }
+    return { method: user?.mfa_enabled ? 'password_reset' : 'one_time_login' };
+  }
+
+  /**
+   * Sets the password with a reset token. With MFA, the first call only answers a ticket bound to
+   * the token; the retry with `method`, `ticket` and `code` completes it. Every other session ends.
+   */
+  async reset(input: ResetInput, request: SessionRequest): Promise<ResetMfaRequired | { token: string; revoked: string[] }> {
+    const { grants, tickets, mfa, passwords, store, sessions } = this.ports;
+    const grant = await grants.peek<UserGrant>('reset', input.token);
+    const user = grant ? await this.ports.users.findById(grant.userId) : undefined;
+    if (!user || user.deleted_at) throw invalidToken('token');
+    const bound = digest('reset', input.token);
+    if (user.mfa_enabled) {
+      if (!input.ticket || !input.code) {
+        const ticket = await tickets.issue({ userId: user.id, purpose: 'reset', loginInstanceId: bound });
+        return { user_id: user.id, ticket, mfa: true, totp: true, sms: false, backup: true, webauthn: null };
+      }
+      const record = await tickets.open(input.ticket, 'reset', bound);
+      if (record.userId !== user.id) throw ApiError.of('MFA_INVALID_TICKET');
+      const factor = RESET_FACTORS[input.method ?? 'totp'];
+      if (!factor || !(await mfa.verify(user, factor, input.code))) await tickets.reject(input.ticket);
+      await tickets.consume(input.ticket);
+    }
+    const passwordHash = await passwords.hash(input.password);
+    if (!(await grants.take<UserGrant>('reset', input.token))) throw invalidToken('token');
+    await store.setPassword(user.id, passwordHash);
+    const rotated = await rotateSessions(sessions, user.id, request);
+    await this.ports.locations.record(user.id, request.clientIp);
+    return rotated;
+  }
+
+  /** Spends a one-time login ticket for a new session; an account that enabled MFA since is refused. */
+  async oneTimeLogin(ticket: string, request: SessionRequest): Promise<{ token: string }> {
+    const grant = await this.ports.grants.take<UserGrant>('one-time-login', ticket);
+    const user = grant ? await this.ports.users.findById(grant.userId) : undefined;
+    if (!user || user.mfa_enabled || user.deleted_at || user.disabled_at) throw invalidToken('ticket');
+    const { token } = await this.ports.sessions.create(user.id, request);
+    await this.ports.locations.record(user.id, request.clientIp);
+    return { token };
+  }
+
+  /** After an email change: mails the old address a link that reverts the account (two days). */
+  async emailChanged(before: UserRow): Promise<void> {
+    if (!before.email) return;
+    const token = await this.ports.grants.issue<RevertGrant>('revert', { userId: before.id, email: before.email });
+    await this.ports.mailer
+      .send(before.email, emailChangedMail(before.username, this.ports.links.revert(token)))
+      .catch((err: unknown) => this.ports.log.warn({ err: String(err) }, 'email change mail failed'));
+  }
+
+  /**
+   * Restores the old email, sets the password, removes MFA and every phone (blacklisted), ends
+   * every session and spends the token. Fails when the old address now belongs to another account.
+   */
+  async revert(token: string, password: string): Promise<{ email: string; revoked: string[] }> {
+    const { grants, store, users } = this.ports;
+    const grant = await grants.peek<RevertGrant>('revert', token);
+    const user = grant ? await users.findById(grant.userId) : undefined;
+    if (!grant || !user || user.deleted_at) throw invalidToken('token');
+    if (await store.emailTakenByOther(grant.email, user.id)) throw duplicateError(['email']);
+    const passwordHash = await this.ports.passwords.hash(password);
+    if (!(await grants.take<RevertGrant>('revert', token))) throw invalidToken('token');
+    try {
+      await store.revert(user.id, { email: grant.email, passwordHash });
+    } catch (err) {
+      if (err instanceof DuplicateUserError) throw duplicateError(err.fields);
+      throw err;
+    }
+    const revoked = await endSessions(this.ports.sessions, user.id);
+    return { email: grant.email, revoked };
+  }
+
+  private async resetMail(user: UserRow): Promise<RenderedMail> {
+    const { grants, links } = this.ports;
+    const mail = passwordResetMail(user.username, links.reset(await grants.issue<UserGrant>('reset', { userId: user.id })));
+    if (user.mfa_enabled) return mail;
+    const ticket = await grants.issue<UserGrant>('one-time-login', { userId: user.id });
+    return withOneTimeLogin(mail, links.oneTimeLogin(ticket));
+  }
+}
+
+const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** The reset mail of an account without MFA also offers logging in once instead. */
+export function withOneTimeLogin(mail: RenderedMail, url: string): RenderedMail {
+  const line = 'Or log in once without changing your password';
+  return {
+    subject: mail.subject,
+    text: `${mail.text.trimEnd()}\n\n${line}: ${url}\n`,
+    html: mail.html.replace('</body>', `<p>${escapeHtml(line)}: <a href="${escapeHtml(url)}">${escapeHtml(line)}</a></p></body>`),
+  };
+}
