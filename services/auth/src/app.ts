@@ -23,6 +23,8 @@ import { SmsCodes } from './domain/mfa/sms.js';
 import { SmsEnrollment } from './domain/mfa/sms-enrollment.js';
 import { SqlSmsAccountStore } from './domain/mfa/sms.store.js';
 import { Tickets } from './domain/mfa/tickets.js';
+import { WebAuthn } from './domain/mfa/webauthn.js';
+import { WebAuthnStore } from './domain/mfa/webauthn.store.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
@@ -40,6 +42,7 @@ import { handoffRoutes } from './http/handoff.routes.js';
 import { phoneRoutes } from './http/phone.routes.js';
 import { rateLimited, registrationRoutes } from './http/registration.routes.js';
 import { mfaRoutes } from './http/mfa.routes.js';
+import { webauthnRoutes } from './http/webauthn.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { AccountStore } from './store/account.store.js';
 import { MfaStore, RedisTicketStore, RedisTotpSteps } from './store/mfa.store.js';
@@ -78,9 +81,20 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       const limiter = new RateLimiter(new RedisWindows(redis));
       const sms = createSms(config, log);
       const smsCodes = new SmsCodes({ tickets, users: mfa, codes: oneTime, limiter, sms, logger: log });
-      const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa, smsCodes);
+      const webauthn = new WebAuthn({
+        store: new WebAuthnStore(db),
+        values: oneTime,
+        ids: { next: () => String(ids.next()) },
+        users: mfa,
+        rp: {
+          id: config.WEBAUTHN_RP_ID,
+          name: config.WEBAUTHN_RP_NAME,
+          origins: config.WEBAUTHN_ORIGINS.split(',').map((o) => o.trim()),
+        },
+      });
+      const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa, smsCodes, webauthn);
       const restore = (userId: string) => accountStore.restore(userId);
-      const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore, sms: smsCodes });
+      const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore, sms: smsCodes, webauthn });
       const recoveryStore = new RecoveryStore(db);
       const phones = new PhoneVerificationService(oneTime, limiter, sms, log, (phone) => recoveryStore.isBlacklisted(phone));
       const limits = new LoginLimits(new RedisFailureWindows(redis), {
@@ -126,6 +140,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
           handoffRoutes(app, handoff);
           authRoutes(app, accounts, sessions);
           settingsRoutes(app, settings);
+          webauthnRoutes(app, { webauthn, guard: elevation, users: mfa, sessions });
           mfaRoutes(app, new MfaEnrollment(mfa, elevation, sessions), loginMfa, elevation);
           accountRoutes(app, accountChanges);
           recoveryRoutes(app, recovery, locations);

@@ -29,6 +29,10 @@ const authConfigFields = z.object({
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().positive().default(100),
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
+  /** WebAuthn relying party: its id (the site's registrable domain), display name, and the origins (comma-separated) clients sign for. */
+  WEBAUTHN_RP_ID: z.string().min(1).default('localhost'),
+  WEBAUTHN_RP_NAME: z.string().min(1).default('Kith'),
+  WEBAUTHN_ORIGINS: z.string().min(1).default('http://localhost:8080'),
   /** Sender of every mail. */
   MAIL_FROM: z.string().min(3).default('Kith <no-reply@kith.localhost>'),
   /** The web client the links in mails open (reset, one-time login, authorize-ip, revert). */

@@ -1,6 +1,7 @@
 import type { UserRow } from '../store/users.store.js';
 
 /** The platform's authenticator types: 1 WebAuthn, 2 TOTP, 3 SMS. */
+export const AUTHENTICATOR_WEBAUTHN = 1;
 export const AUTHENTICATOR_TOTP = 2;
 export const AUTHENTICATOR_SMS = 3;
 
@@ -32,12 +33,7 @@ export function privateUser(user: UserRow) {
     locale: user.locale,
     nsfw_allowed: user.date_of_birth ? ageOn(user.date_of_birth, new Date()) >= 18 : null,
     mfa_enabled: user.mfa_enabled,
-    // TOTP enables MFA; SMS counts alongside it (WebAuthn adds its type here).
-    authenticator_types: !user.mfa_enabled
-      ? []
-      : user.sms_mfa_enabled && user.phone
-        ? [AUTHENTICATOR_TOTP, AUTHENTICATOR_SMS]
-        : [AUTHENTICATOR_TOTP],
+    authenticator_types: authenticatorTypes(user),
     premium_type: user.premium_type,
     premium_usage_flags: 0,
     purchased_flags: 0,
@@ -46,6 +42,16 @@ export function privateUser(user: UserRow) {
     phone: user.phone,
     flags: Number(user.flags),
   };
+}
+
+/** TOTP enables MFA; WebAuthn credentials and SMS count alongside it. */
+export function authenticatorTypes(user: UserRow): number[] {
+  if (!user.mfa_enabled) return [];
+  return [
+    ...(user.webauthn_enabled ? [AUTHENTICATOR_WEBAUTHN] : []),
+    AUTHENTICATOR_TOTP,
+    ...(user.sms_mfa_enabled && user.phone ? [AUTHENTICATOR_SMS] : []),
+  ];
 }
 
 /** Whole years between a YYYY-MM-DD birth date and `on`. */

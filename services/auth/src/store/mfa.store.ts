@@ -1,5 +1,5 @@
 import type { Redis } from '@kith/platform';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { TicketRecord, TicketStore } from '../domain/mfa/tickets.js';
 import type { AuthDatabase } from './schema.js';
 
@@ -70,7 +70,13 @@ export class MfaStore {
       const removed = await trx.deleteFrom('user_totp').where('user_id', '=', userId).executeTakeFirst();
       if (removed.numDeletedRows === 0n) return false;
       await trx.deleteFrom('backup_codes').where('user_id', '=', userId).execute();
-      await trx.updateTable('users').set({ mfa_enabled: false, sms_mfa_enabled: false }).where('id', '=', userId).execute();
+      // WebAuthn credentials are a second factor beside TOTP (migration 0007): they go with it.
+      await sql`DELETE FROM webauthn_credentials WHERE user_id = ${userId}`.execute(trx);
+      await trx
+        .updateTable('users')
+        .set({ mfa_enabled: false, sms_mfa_enabled: false, webauthn_enabled: false })
+        .where('id', '=', userId)
+        .execute();
       return true;
     });
   }

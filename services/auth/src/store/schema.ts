@@ -31,6 +31,8 @@ export interface UsersTable {
   mfa_enabled: Generated<boolean>;
   /** SMS codes count as a second factor (migration 0006); only alongside TOTP and a phone. */
   sms_mfa_enabled: Generated<boolean>;
+  /** The user has at least one WebAuthn credential (migration 0007). */
+  webauthn_enabled: Generated<boolean>;
   premium_type: Generated<number>;
   promotional_email_opt_in: Generated<boolean>;
   friend_source_flags: ColumnType<FriendSourceFlags, string | undefined, string>;

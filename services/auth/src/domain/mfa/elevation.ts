@@ -4,6 +4,7 @@ import type { ElevationTokens } from './elevation-token.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
 import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
+import type { WebAuthn } from './webauthn.js';
 
 /** What a request may carry as proof of a recent verification: the JWT in a header or the cookie. */
 export interface ElevationProof {
@@ -11,7 +12,8 @@ export interface ElevationProof {
   cookie?: string | undefined;
 }
 
-export type MfaMethod = { type: 'totp'; backup_codes_allowed: boolean } | { type: 'sms' } | { type: 'password' };
+export type MfaMethod =
+  { type: 'webauthn'; challenge: string } | { type: 'totp'; backup_codes_allowed: boolean } | { type: 'sms' } | { type: 'password' };
 
 /** Checks an SMS code texted for a ticket (`POST /auth/mfa/sms/send`). */
 export interface SmsCodeCheck {
@@ -20,7 +22,7 @@ export interface SmsCodeCheck {
 
 export const ELEVATION_COOKIE = '__Secure-recent_mfa';
 
-/** The code MFA types `/mfa/finish` accepts besides SMS (checked by SmsCodeCheck); WebAuthn joins once it exists. */
+/** The code MFA types `/mfa/finish` accepts besides SMS and WebAuthn, which their own ports check. */
 const FINISH_FACTORS: readonly string[] = ['totp', 'backup', 'password'] satisfies CodeFactor[];
 
 /**
@@ -33,6 +35,7 @@ export class ElevationGuard {
     private readonly tickets: Tickets,
     private readonly mfa: MfaService,
     private readonly sms?: SmsCodeCheck,
+    private readonly webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>,
   ) {}
 
   /** Costs one HMAC when a valid token is present; only the refusal touches the stores. */
@@ -45,7 +48,9 @@ export class ElevationGuard {
   async required(userId: string): Promise<ApiError> {
     const user = await this.mfa.user(userId);
     const ticket = await this.tickets.issue({ userId, purpose: 'elevation' });
-    return ApiError.of('MFA_REQUIRED', { mfa: { ticket, methods: methodsOf(user) } });
+    const challenge = await this.webauthn?.requestOptions(user, ticket);
+    const methods: MfaMethod[] = challenge ? [{ type: 'webauthn', challenge }, ...methodsOf(user)] : methodsOf(user);
+    return ApiError.of('MFA_REQUIRED', { mfa: { ticket, methods } });
   }
 
   /** `POST /mfa/finish`: checks the factor against the caller's elevation ticket and answers the JWT. */
@@ -56,9 +61,11 @@ export class ElevationGuard {
     const ok =
       input.mfa_type === 'sms'
         ? smsEnabled(user) && this.sms !== undefined && (await this.sms.verify(input.ticket, user, input.data))
-        : FINISH_FACTORS.includes(input.mfa_type) &&
-          methodsAllow(user, input.mfa_type as CodeFactor) &&
-          (await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data));
+        : input.mfa_type === 'webauthn'
+          ? this.webauthn !== undefined && (await this.webauthn.verify(input.ticket, user, input.data))
+          : FINISH_FACTORS.includes(input.mfa_type) &&
+            methodsAllow(user, input.mfa_type as CodeFactor) &&
+            (await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data));
     if (!ok) await this.tickets.reject(input.ticket);
     await this.tickets.consume(input.ticket);
     return this.tokens.sign(userId);

@@ -6,6 +6,7 @@ import type { SmsCodeCheck } from './elevation.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
 import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
+import type { WebAuthn } from './webauthn.js';
 
 /** The login answer when a second factor is due: no token, the ticket and which factors apply. */
 export interface MfaLoginChallenge {
@@ -33,6 +34,8 @@ export interface LoginMfaPorts {
   restore(userId: string): Promise<void>;
   /** SMS codes texted for a ticket; without it SMS is never offered. */
   sms?: SmsCodeCheck;
+  /** WebAuthn assertions; without it `webauthn` is never offered. */
+  webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>;
 }
 
 /** The code authenticator types of `POST /auth/mfa/{type}` besides `sms`, which the SMS port checks. */
@@ -53,18 +56,18 @@ export class LoginMfa {
       totp: true,
       sms: Boolean(this.ports.sms) && smsEnabled(user),
       backup: true,
-      webauthn: null,
+      webauthn: (await this.ports.webauthn?.requestOptions(user, ticket)) ?? null,
     };
   }
 
   async finish(type: string, input: FinishLoginInput, request: SessionRequest) {
     const factor = LOGIN_FACTORS[type];
-    const { tickets, mfa, sms } = this.ports;
-    // WebAuthn is not enrolled anywhere yet, so no code of its can be right.
-    if (!factor && !(type === 'sms' && sms)) throw ApiError.of('MFA_INVALID_CODE');
+    const { tickets, mfa, sms, webauthn } = this.ports;
+    const port = type === 'sms' ? sms : type === 'webauthn' ? webauthn : undefined;
+    if (!factor && !port) throw ApiError.of('MFA_INVALID_CODE');
     const record = await tickets.open(input.ticket, 'login', input.login_instance_id);
     const user = await mfa.user(record.userId);
-    const ok = factor ? await mfa.verify(user, factor, input.code) : Boolean(sms) && (await sms?.verify(input.ticket, user, input.code));
+    const ok = factor ? await mfa.verify(user, factor, input.code) : Boolean(await port?.verify(input.ticket, user, input.code));
     if (!ok) await tickets.reject(input.ticket);
     await tickets.consume(input.ticket);
     if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);

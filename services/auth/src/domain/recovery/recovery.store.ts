@@ -66,7 +66,14 @@ export class RecoveryStore {
       try {
         user = await trx
           .updateTable('users')
-          .set({ email: changes.email, password_hash: changes.passwordHash, mfa_enabled: false, sms_mfa_enabled: false, phone: null })
+          .set({
+            email: changes.email,
+            password_hash: changes.passwordHash,
+            mfa_enabled: false,
+            sms_mfa_enabled: false,
+            webauthn_enabled: false,
+            phone: null,
+          })
           .where('id', '=', userId)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -77,6 +84,8 @@ export class RecoveryStore {
       }
       await trx.deleteFrom('user_totp').where('user_id', '=', userId).execute();
       await trx.deleteFrom('backup_codes').where('user_id', '=', userId).execute();
+      // Every passkey goes too: one an intruder added must not outlive the revert.
+      await sql`DELETE FROM webauthn_credentials WHERE user_id = ${userId}`.execute(trx);
       if (phones.length)
         await trx
           .insertInto('phone_blacklist')

@@ -1,0 +1,133 @@
+import type { ColumnType, Kysely } from 'kysely';
+import type { AuthDatabase } from '../../store/schema.js';
+
+interface WebAuthnCredentialsTable {
+  id: ColumnType<string, string, never>;
+  user_id: ColumnType<string, string, never>;
+  cred_id: string;
+  public_key: Buffer;
+  counter: ColumnType<string, string | number, string | number>;
+  transports: string[];
+  name: string;
+  last_used: Date | null;
+  created_at: ColumnType<Date, never, never>;
+}
+
+// A type alias, not an interface: Kysely's `withTables` wants an indexable record.
+type WebAuthnTables = { webauthn_credentials: WebAuthnCredentialsTable };
+
+export interface CredentialRow {
+  id: string;
+  user_id: string;
+  cred_id: string;
+  public_key: Buffer;
+  counter: number;
+  transports: string[];
+  name: string;
+  last_used: Date | null;
+}
+
+export interface NewCredential {
+  id: string;
+  userId: string;
+  credId: string;
+  publicKey: Buffer;
+  counter: number;
+  transports: string[];
+  name: string;
+}
+
+/** What WebAuthn needs stored; Postgres below, an in-memory fake in unit tests. */
+export interface WebAuthnStorePort {
+  list(userId: string): Promise<CredentialRow[]>;
+  byCredId(credId: string): Promise<CredentialRow | undefined>;
+  /** Adds the credential and marks the user; false when the credential id is taken. */
+  insert(credential: NewCredential): Promise<boolean>;
+  rename(userId: string, id: string, name: string): Promise<CredentialRow | undefined>;
+  /** Removes the credential; false when the user has no such credential. */
+  remove(userId: string, id: string): Promise<boolean>;
+  /** Compare-and-set of the signature counter (and last use); false when another use moved it first. */
+  advance(id: string, from: number, to: number, at: Date): Promise<boolean>;
+}
+
+const COLUMNS = ['id', 'user_id', 'cred_id', 'public_key', 'counter', 'transports', 'name', 'last_used'] as const;
+
+const toRow = (r: Omit<CredentialRow, 'counter'> & { counter: string | number }): CredentialRow => ({
+  ...r,
+  id: String(r.id),
+  user_id: String(r.user_id),
+  counter: Number(r.counter),
+});
+
+/** The `webauthn_credentials` table and the `users.webauthn_enabled` flag kept beside it. */
+export class WebAuthnStore implements WebAuthnStorePort {
+  private readonly db: Kysely<AuthDatabase & WebAuthnTables>;
+
+  constructor(db: Kysely<AuthDatabase>) {
+    this.db = db.withTables<WebAuthnTables>();
+  }
+
+  async list(userId: string): Promise<CredentialRow[]> {
+    const rows = await this.db.selectFrom('webauthn_credentials').select(COLUMNS).where('user_id', '=', userId).orderBy('id').execute();
+    return rows.map(toRow);
+  }
+
+  async byCredId(credId: string): Promise<CredentialRow | undefined> {
+    const row = await this.db.selectFrom('webauthn_credentials').select(COLUMNS).where('cred_id', '=', credId).executeTakeFirst();
+    return row ? toRow(row) : undefined;
+  }
+
+  insert(c: NewCredential): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('webauthn_credentials')
+        .values({
+          id: c.id,
+          user_id: c.userId,
+          cred_id: c.credId,
+          public_key: c.publicKey,
+          counter: c.counter,
+          transports: c.transports,
+          name: c.name,
+          last_used: null,
+        })
+        .onConflict((oc) => oc.column('cred_id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return false;
+      await trx.updateTable('users').set({ webauthn_enabled: true }).where('id', '=', c.userId).execute();
+      return true;
+    });
+  }
+
+  async rename(userId: string, id: string, name: string): Promise<CredentialRow | undefined> {
+    const row = await this.db
+      .updateTable('webauthn_credentials')
+      .set({ name })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+    return row ? toRow(row) : undefined;
+  }
+
+  remove(userId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const removed = await trx.deleteFrom('webauthn_credentials').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      if (removed.numDeletedRows === 0n) return false;
+      const left = await trx.selectFrom('webauthn_credentials').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst();
+      if (!left) await trx.updateTable('users').set({ webauthn_enabled: false }).where('id', '=', userId).execute();
+      return true;
+    });
+  }
+
+  async advance(id: string, from: number, to: number, at: Date): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webauthn_credentials')
+      .set({ counter: to, last_used: at })
+      .where('id', '=', id)
+      .where('counter', '=', String(from))
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}
