@@ -90,6 +90,8 @@ export class AuthHarness {
     private readonly closers: (() => Promise<unknown>)[],
     /** The service's database: `<DB_PREFIX>_auth`. */
     readonly databaseName: string,
+    /** This harness's own Redis key prefix. */
+    readonly redisPrefix: string,
   ) {}
 
   static async start(config: Record<string, unknown> = {}): Promise<AuthHarness> {
@@ -102,7 +104,10 @@ export class AuthHarness {
       ...stores,
       INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
       LOG_LEVEL: 'silent',
-      // Every file logs in from 127.0.0.1 and shares Redis across runs: failure limits only where a test asks (abuse.test.ts).
+      // Counters, tickets and codes live in Redis with windows up to an hour: each harness gets its
+      // own prefix so a rerun (or CI right after a local run) never inherits another run's counts.
+      REDIS_PREFIX: `kith:test:${unique('auth')}:`,
+      // Every file logs in from 127.0.0.1: failure limits only where a test asks (abuse.test.ts).
       LOGIN_FAILURES_PER_ACCOUNT: 10_000,
       LOGIN_FAILURES_PER_IP: 10_000,
       ...config,
@@ -110,7 +115,16 @@ export class AuthHarness {
     const auth = await startAuth(parsed);
     const grpc = createClient(AuthService, `127.0.0.1:${auth.grpcPort}`);
     const signer = await testSigner(keys.privateKey);
-    return new AuthHarness(stores, auth.httpPort, auth.grpcPort, grpc, signer, auth.closers, `${parsed.DB_PREFIX}_auth`);
+    return new AuthHarness(
+      stores,
+      auth.httpPort,
+      auth.grpcPort,
+      grpc,
+      signer,
+      auth.closers,
+      `${parsed.DB_PREFIX}_auth`,
+      parsed.REDIS_PREFIX,
+    );
   }
 
   /** Stops the client, then the service in its own shutdown order. */

@@ -10,7 +10,7 @@ let redis: Redis;
 
 beforeAll(async () => {
   auth = await AuthHarness.start();
-  redis = createRedis(inject('stores').REDIS_URL, 'kith:auth:');
+  redis = createRedis(inject('stores').REDIS_URL, auth.redisPrefix);
 });
 
 afterAll(async () => {
