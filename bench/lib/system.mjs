@@ -1,0 +1,248 @@
+// Starting and always stopping what a benchmark needs: the whole system as `npm start` runs it
+// (scripts/start.mjs) on its own ports and databases, and baseline servers from bench/servers.
+// Everything started here is stopped by stopEverything(), which also runs on SIGINT/SIGTERM, and
+// is SIGKILLed on any other exit.
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { processes } from '../../scripts/processes.mjs';
+import { childPids, pidAlive } from './proc.mjs';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const benchDir = fileURLToPath(new URL('..', import.meta.url));
+
+export const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Ports ≥ 1024 that fetch() refuses to connect to (https://fetch.spec.whatwg.org/#port-blocking). */
+const FETCH_BLOCKED_PORTS = new Set([
+  1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+/** A positive number from the environment, or the fallback; anything else ends the run. */
+export function positive(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) {
+    console.error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** An Ed25519 key pair for the stack, so the bench can sign internal identities itself. */
+export function makeKeys() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  return {
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }),
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  };
+}
+
+/** Everything this run started, so it can always be stopped. */
+const started = { system: undefined, baselines: [], cleanups: [] };
+
+/** Keeps the last lines a child printed, to show when something goes wrong. */
+export function collect(child, label, keep = 200) {
+  const lines = [];
+  let count = 0;
+  const onData = (chunk) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line) continue;
+      count++;
+      lines.push(`${label} ${line}`);
+      if (lines.length > keep) lines.shift();
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return {
+    tail: () => lines.join('\n'),
+    get count() {
+      return count;
+    },
+  };
+}
+
+const alive = (child) => child.exitCode === null && child.signalCode === null;
+
+function waitExit(child, ms) {
+  if (!alive(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** A port somebody already listens on would make the system fail to start, or measure the wrong thing. */
+function portBusy(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Starts scripts/start.mjs with the given port offset, DB_PREFIX and LOG_LEVEL; `env` is added
+ * to the environment (NODE_OPTIONS preloads, for instance). Resolves once it prints "Kith is up".
+ */
+export async function startSystem({ offset, dbPrefix, logLevel, keys, env: extraEnv = {}, timeoutMs = 120_000 }) {
+  const list = processes(offset);
+  for (const p of list) {
+    for (const port of Object.values(p.env).map(Number).filter(Number.isInteger)) {
+      if (FETCH_BLOCKED_PORTS.has(port))
+        throw new Error(`port ${port} (${p.name}) is one fetch() refuses to use: pick another port offset`);
+      if (await portBusy(port)) throw new Error(`port ${port} (${p.name}) is already in use: is another bench stack running?`);
+    }
+  }
+  const env = {
+    ...process.env,
+    KITH_PORT_OFFSET: String(offset),
+    DB_PREFIX: dbPrefix,
+    LOG_LEVEL: logLevel,
+    INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKey,
+    INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = collect(child, 'system |');
+  started.system = { child, output, list, pids: [] };
+  const baseUrl = await new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`the system was not up within ${timeoutMs / 1000} s`)), timeoutMs);
+    child.stdout.on('data', (chunk) => {
+      text = (text + chunk.toString()).slice(-4096);
+      const match = /Kith is up: (\S+)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the start script exited (${signal ?? code}) before the system was up`));
+    });
+  });
+  started.system.pids = childPids(child.pid);
+  return { baseUrl, child, list, output };
+}
+
+/** The system's output so far (for failures). */
+export const systemTail = (n = 40) => started.system?.output.tail().split('\n').slice(-n).join('\n');
+
+async function stopSystem() {
+  const system = started.system;
+  if (!system) return;
+  started.system = undefined;
+  const { child } = system;
+  const pids = new Set([...system.pids, ...(alive(child) ? childPids(child.pid) : [])]);
+  if (alive(child)) {
+    log('stopping the system (SIGINT to the start script)…');
+    child.kill('SIGINT');
+    // The start script gives its children 20 s before it kills them itself.
+    if (!(await waitExit(child, 25_000))) {
+      log('the start script did not stop in 25 s: killing it');
+      child.kill('SIGKILL');
+    }
+  }
+  for (const pid of pids) {
+    if (pidAlive(pid)) {
+      log(`process ${pid} outlived the start script: killing it`);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** Starts bench/servers/<file> and resolves with its URL once it printed {"port": N}. */
+export async function startBaseline(name, file) {
+  const child = spawn(process.execPath, [path.join(benchDir, 'servers', file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = collect(child, `${name} |`);
+  started.baselines.push(child);
+  const port = await new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not listen within 10 s:\n${output.tail()}`)), 10_000);
+    child.stdout.on('data', (chunk) => {
+      text += chunk.toString();
+      const line = text.split('\n').find((l) => l.startsWith('{'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line).port);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before listening:\n${output.tail()}`));
+    });
+  });
+  return { child, port, url: `http://127.0.0.1:${port}/` };
+}
+
+async function stopBaselines() {
+  const list = started.baselines.splice(0);
+  await Promise.all(
+    list.map(async (child) => {
+      if (!alive(child)) return;
+      child.kill('SIGTERM');
+      if (!(await waitExit(child, 3_000))) child.kill('SIGKILL');
+    }),
+  );
+}
+
+/** Something else to undo when the run ends (close sockets, remove a temp dir): runs before the processes stop. */
+export function onCleanup(fn) {
+  started.cleanups.push(fn);
+}
+
+let stopping;
+/** True once the run is being stopped (Ctrl-C, failure, timeout): long loops should end. */
+export const isStopping = () => stopping !== undefined;
+
+export function stopEverything() {
+  stopping ??= (async () => {
+    for (const fn of started.cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log(`cleanup failed: ${err.message}`);
+      }
+    }
+    await Promise.allSettled([stopBaselines(), stopSystem()]);
+  })();
+  return stopping;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    log(`${signal}: stopping everything`);
+    stopEverything().then(() => process.exit(130));
+  });
+}
+// Last resort if this process dies some other way: nothing it started may outlive it.
+process.on('exit', () => {
+  for (const child of started.baselines) if (alive(child)) child.kill('SIGKILL');
+  const system = started.system;
+  if (system && alive(system.child)) {
+    for (const pid of system.pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    system.child.kill('SIGKILL');
+  }
+});
