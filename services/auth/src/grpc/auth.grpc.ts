@@ -5,7 +5,7 @@ import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
 import { sessionIdHash } from '../domain/tokens.js';
 import { privateUser } from '../domain/user.view.js';
-import type { UserRow, UsersStore } from '../store/users.store.js';
+import type { PublicUserRow, UsersStore } from '../store/users.store.js';
 
 const MAX_USERS_PER_CALL = 1000;
 const MAX_BIGINT = 2n ** 63n - 1n;
@@ -18,7 +18,7 @@ const present = <K extends string, V>(key: K, value: V | null | undefined): Part
   value === null || value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 
 /** The contract's PartialUser of a row. */
-const partial = (u: UserRow) => ({
+const partial = (u: PublicUserRow) => ({
   id: u.id,
   username: u.username,
   discriminator: u.discriminator,

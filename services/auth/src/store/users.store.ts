@@ -3,6 +3,10 @@ import { sql } from 'kysely';
 import type { AuthDatabase, UsersTable } from './schema.js';
 
 export type UserRow = Selectable<UsersTable>;
+
+const PUBLIC_COLUMNS = ['id', 'username', 'discriminator', 'global_name', 'avatar', 'public_flags', 'bot'] as const;
+/** What anyone may see of a user: the partial user object's columns. */
+export type PublicUserRow = Pick<UserRow, (typeof PUBLIC_COLUMNS)[number]>;
 export type NewUser = Insertable<UsersTable>;
 
 /** Which unique key a failed insert collided with. */
@@ -69,9 +73,10 @@ export class UsersStore {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  findManyByIds(ids: string[]): Promise<UserRow[]> {
+  /** Only the public columns: lists of a thousand users are read on hot paths (relationships). */
+  findManyByIds(ids: string[]): Promise<PublicUserRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+    return this.db.selectFrom('users').select(PUBLIC_COLUMNS).where('id', 'in', ids).execute();
   }
 
   findByUsername(username: string): Promise<UserRow | undefined> {
