@@ -15,29 +15,14 @@
 // before any is measured, default 8), BENCH_PORT_OFFSET (default 3000), BENCH_LOG_LEVEL (the
 // system's LOG_LEVEL, default warn), BENCH_CPU_PROF=<dir> (the gateway and every service write a
 // .cpuprofile there on exit), BENCH_NO_README=1 (leave bench/README.md alone).
-import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { processes } from '../scripts/processes.mjs';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-const benchDir = fileURLToPath(new URL('.', import.meta.url));
-
-function positive(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) {
-    console.error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
-  return n;
-}
+import { cannon, fmt, measure } from './lib/load.mjs';
+import { cpuMeter, pidsNamed, rssKiB, systemProcesses } from './lib/proc.mjs';
+import { writeReadmeSection } from './lib/readme.mjs';
+import { benchDir, log, makeKeys, positive, root, sleep, startBaseline, startSystem, stopEverything, systemTail } from './lib/system.mjs';
 
 const DURATION_S = positive('BENCH_DURATION', 10);
 const WARMUP_S = positive('BENCH_WARMUP', 2);
@@ -46,431 +31,19 @@ const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 // Not 2000: the gateway would land on 10080, a port fetch() refuses ("bad port", the WHATWG fetch
 // spec's blocked list), so the start script's own readiness check could never pass.
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 3000));
-/** Ports ≥ 1024 that fetch() refuses to connect to (https://fetch.spec.whatwg.org/#port-blocking). */
-const FETCH_BLOCKED_PORTS = new Set([
-  1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
-]);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-const START_TIMEOUT_MS = 120_000;
 const QUIET_MS = 3_000;
-/** Internal identities live 30 s; re-sign well before that while a scenario runs. */
-const RESIGN_EVERY_MS = 10_000;
-
-const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------- processes we start ---------
-
-/** Everything this run started, so it can always be stopped. */
-const started = { system: undefined, baselines: [] };
-
-/** Keeps the last lines a child printed, to show when something goes wrong. */
-function collect(child, label, keep = 200) {
-  const lines = [];
-  let count = 0;
-  const onData = (chunk) => {
-    for (const line of chunk.toString().split('\n')) {
-      if (!line) continue;
-      count++;
-      lines.push(`${label} ${line}`);
-      if (lines.length > keep) lines.shift();
-    }
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  return {
-    tail: () => lines.join('\n'),
-    get count() {
-      return count;
-    },
-  };
-}
-
-const alive = (child) => child.exitCode === null && child.signalCode === null;
-
-function waitExit(child, ms) {
-  if (!alive(child)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Direct children of a process, from /proc/<pid>/stat (field 4 is the parent pid). */
-function childPids(parent) {
-  const pids = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === parent) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-/** A port somebody already listens on would make the system fail to start, or measure the wrong thing. */
-function portBusy(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function startSystem(keys) {
-  const list = processes(OFFSET);
-  for (const p of list) {
-    for (const port of Object.values(p.env).map(Number).filter(Number.isInteger)) {
-      if (FETCH_BLOCKED_PORTS.has(port))
-        throw new Error(`port ${port} (${p.name}) is one fetch() refuses to use: pick another BENCH_PORT_OFFSET`);
-      if (await portBusy(port)) throw new Error(`port ${port} (${p.name}) is already in use: is another bench stack running?`);
-    }
-  }
-  const env = {
-    ...process.env,
-    KITH_PORT_OFFSET: String(OFFSET),
-    DB_PREFIX: 'kith_bench',
-    LOG_LEVEL,
-    INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKey,
-    INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
-  };
-  if (CPU_PROF_DIR) {
-    mkdirSync(CPU_PROF_DIR, { recursive: true });
-    // NODE_OPTIONS refuses --cpu-prof; a preloaded module starts the profiler instead.
-    env.BENCH_CPU_PROF_DIR = CPU_PROF_DIR;
-    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import ${new URL('./cpu-prof.mjs', import.meta.url).href}`.trim();
-  }
-  const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = collect(child, 'system |');
-  started.system = { child, output, list, pids: [] };
-  const baseUrl = await new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`the system was not up within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-    child.stdout.on('data', (chunk) => {
-      text = (text + chunk.toString()).slice(-4096);
-      const match = /Kith is up: (\S+)/.exec(text);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the start script exited (${signal ?? code}) before the system was up`));
-    });
-  });
-  started.system.pids = childPids(child.pid);
-  return { baseUrl, child, list };
-}
-
-async function stopSystem() {
-  const system = started.system;
-  if (!system) return;
-  started.system = undefined;
-  const { child } = system;
-  const pids = new Set([...system.pids, ...(alive(child) ? childPids(child.pid) : [])]);
-  if (alive(child)) {
-    log('stopping the system (SIGINT to the start script)…');
-    child.kill('SIGINT');
-    // The start script gives its children 20 s before it kills them itself.
-    if (!(await waitExit(child, 25_000))) {
-      log('the start script did not stop in 25 s: killing it');
-      child.kill('SIGKILL');
-    }
-  }
-  for (const pid of pids) {
-    if (pidAlive(pid)) {
-      log(`process ${pid} outlived the start script: killing it`);
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
-
-async function startBaseline(name, file) {
-  const child = spawn(process.execPath, [path.join(benchDir, 'servers', file)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = collect(child, `${name} |`);
-  started.baselines.push(child);
-  const port = await new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not listen within 10 s:\n${output.tail()}`)), 10_000);
-    child.stdout.on('data', (chunk) => {
-      text += chunk.toString();
-      const line = text.split('\n').find((l) => l.startsWith('{'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line).port);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code}) before listening:\n${output.tail()}`));
-    });
-  });
-  return { child, port, url: `http://127.0.0.1:${port}/` };
-}
-
-async function stopBaselines() {
-  const list = started.baselines.splice(0);
-  await Promise.all(
-    list.map(async (child) => {
-      if (!alive(child)) return;
-      child.kill('SIGTERM');
-      if (!(await waitExit(child, 3_000))) child.kill('SIGKILL');
-    }),
-  );
-}
-
-let stopping;
-function stopEverything() {
-  stopping ??= Promise.allSettled([stopBaselines(), stopSystem()]);
-  return stopping;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    log(`${signal}: stopping everything`);
-    stopEverything().then(() => process.exit(130));
-  });
-}
-// Last resort if this process dies some other way: nothing it started may outlive it.
-process.on('exit', () => {
-  for (const child of started.baselines) if (alive(child)) child.kill('SIGKILL');
-  const system = started.system;
-  if (system && alive(system.child)) {
-    for (const pid of system.pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    system.child.kill('SIGKILL');
-  }
-});
-
-// ---------------------------------------------------------------- memory ---------------------
-
-function rssKiB(pid) {
-  try {
-    const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Resident memory of the start script and of every process it spawned, named by working directory. */
 function systemMemory(startPid, list) {
-  const rows = [{ name: 'start script (scripts/start.mjs)', pid: startPid, kib: rssKiB(startPid) }];
-  for (const pid of childPids(startPid)) {
-    let name = `pid ${pid}`;
-    try {
-      const cwd = path.relative(root, readlinkSync(`/proc/${pid}/cwd`));
-      name = list.find((p) => p.dir === cwd)?.name ?? cwd;
-    } catch {
-      // keep the pid as its name
-    }
-    rows.push({ name, pid, kib: rssKiB(pid) });
-  }
-  return rows;
+  const rows = [{ name: 'start script (scripts/start.mjs)', pid: startPid }, ...systemProcesses(root, startPid, list)];
+  return rows.map((row) => ({ ...row, kib: rssKiB(row.pid) }));
 }
 
-// ---------------------------------------------------------------- CPU ------------------------
-// Wall-clock profiles and req/s both suffer on a shared box; CPU time per request does much less,
-// so each measured run also records how much CPU every process involved spent on it.
-
-const CLK_TCK = 100; // USER_HZ: /proc reports CPU time in these ticks on every Linux we run on
-
-function statFields(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
-  } catch {
-    return undefined;
-  }
-}
-
-/** utime + stime of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat). */
-function cpuSeconds(pid) {
-  const s = statFields(pid);
-  return s ? (Number(s.fields[11]) + Number(s.fields[12])) / CLK_TCK : undefined;
-}
-
-function pidsNamed(comm) {
-  const pids = [];
-  for (const entry of readdirSync('/proc')) if (/^\d+$/.test(entry) && statFields(entry)?.comm === comm) pids.push(Number(entry));
-  return pids;
-}
-
-/** Busy and total CPU seconds of the whole machine, from the first line of /proc/stat. */
-function machineCpu() {
-  const v = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-  const total = v.reduce((a, b) => a + b, 0);
-  return { busy: (total - v[3] - v[4]) / CLK_TCK, total: total / CLK_TCK };
-}
-
-/** The processes whose CPU is accounted, by label; looked up again at every snapshot. */
-let cpuGroups = () => ({});
-
-function cpuSnapshot() {
-  const groups = {};
-  for (const [label, pids] of Object.entries(cpuGroups())) {
-    groups[label] = new Map(pids.map((pid) => [pid, cpuSeconds(pid)]).filter(([, v]) => v !== undefined));
-  }
-  const self = process.cpuUsage();
-  return { at: performance.now(), machine: machineCpu(), bench: (self.user + self.system) / 1e6, groups };
-}
-
-/** CPU seconds each group spent between two snapshots; a process that started meanwhile counts from zero. */
-function cpuDelta(before, after) {
-  const wallSeconds = (after.at - before.at) / 1000;
-  const seconds = { 'load generator (bench)': after.bench - before.bench };
-  for (const [label, now] of Object.entries(after.groups)) {
-    let sum = 0;
-    for (const [pid, v] of now) sum += v - (before.groups[label]?.get(pid) ?? 0);
-    seconds[label] = sum;
-  }
-  const busy = after.machine.busy - before.machine.busy;
-  const ours = Object.values(seconds).reduce((a, b) => a + b, 0);
-  return { wallSeconds, seconds, machineBusyCores: busy / wallSeconds, otherCores: Math.max(0, busy - ours) / wallSeconds };
-}
-
-// ---------------------------------------------------------------- load -----------------------
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
-
-/**
- * One autocannon run. Latencies are also kept here at full (sub-millisecond) resolution:
- * autocannon's own histogram rounds to whole milliseconds, too coarse for a p99/p50 ratio on a
- * hello-world server that answers in 0.3 ms.
- */
-async function cannon({ url, headers, duration, refreshHeaders }) {
-  const latencies = [];
-  const clients = [];
-  const instance = autocannon({
-    url,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    duration,
-    headers,
-    timeout: 10,
-    setupClient: (client) => clients.push(client),
-  });
-  instance.on('response', (_client, statusCode, _bytes, ms) => {
-    if (statusCode >= 200 && statusCode < 300) latencies.push(ms);
-  });
-  let timer;
-  if (refreshHeaders) {
-    timer = setInterval(() => {
-      refreshHeaders().then(
-        (fresh) => {
-          for (const client of clients) client.setHeaders(fresh);
-        },
-        (err) => log(`could not refresh headers: ${err.message}`),
-      );
-    }, RESIGN_EVERY_MS);
-  }
-  try {
-    const result = await instance;
-    return { result, latencies: Float64Array.from(latencies).sort() };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/** One request first: a scenario that does not answer 2xx is reported broken without loading it. */
-async function probe(url, headers) {
-  try {
-    const res = await fetch(url, { headers });
-    const body = await res.text();
-    return { ok: res.ok, status: res.status, body: body.slice(0, 300) };
-  } catch (err) {
-    return { ok: false, status: 0, body: String(err?.cause?.message ?? err.message) };
-  }
-}
-
-async function measure(scenario) {
-  log(`scenario: ${scenario.name} — ${scenario.method ?? 'GET'} ${scenario.url}`);
-  const headers = scenario.headers ? await scenario.headers() : {};
-  const first = await probe(scenario.url, headers);
-  if (!first.ok) {
-    return {
-      ...scenario.meta,
-      name: scenario.name,
-      url: scenario.url,
-      broken: true,
-      reason: `probe answered ${first.status}: ${first.body}`,
-    };
-  }
-  await cannon({ url: scenario.url, headers, duration: WARMUP_S, refreshHeaders: scenario.headers });
-  const fresh = scenario.headers ? await scenario.headers() : {};
-  const cpuBefore = cpuSnapshot();
-  const { result, latencies } = await cannon({ url: scenario.url, headers: fresh, duration: DURATION_S, refreshHeaders: scenario.headers });
-  const cpu = cpuDelta(cpuBefore, cpuSnapshot());
-  cpu.microsPerRequest = Object.fromEntries(
-    Object.entries(cpu.seconds).map(([label, sec]) => [label, result.requests.total ? (sec * 1e6) / result.requests.total : NaN]),
-  );
-  const non2xx = result.non2xx ?? 0;
-  const errors = (result.errors ?? 0) + (result.timeouts ?? 0);
-  const p50 = percentile(latencies, 0.5);
-  const p99 = percentile(latencies, 0.99);
-  const out = {
-    name: scenario.name,
-    url: scenario.url,
-    rps: result.requests.average,
-    total: result.requests.total,
-    p50,
-    p90: percentile(latencies, 0.9),
-    p99,
-    max: latencies.length ? latencies[latencies.length - 1] : NaN,
-    non2xx,
-    errors: result.errors ?? 0,
-    timeouts: result.timeouts ?? 0,
-    statusCodeStats: result.statusCodeStats,
-    throughputBytesPerSec: result.throughput.average,
-    autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, average: result.latency.average },
-    cpu,
-    broken: non2xx > 0 || errors > 0 || result.requests.total === 0,
-  };
-  if (out.broken)
-    out.reason = `${non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors, ${result.timeouts} timeouts`;
-  log(
-    `  ${out.rps.toFixed(0)} req/s, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms` + (out.broken ? `  !!! BROKEN: ${out.reason}` : ''),
-  );
-  return out;
-}
+const mib = (kib) => (kib === undefined ? 'n/a' : (kib / 1024).toFixed(1));
 
 // ---------------------------------------------------------------- report ---------------------
-
-const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-const mib = (kib) => (kib === undefined ? 'n/a' : (kib / 1024).toFixed(1));
 
 function renderReport(report) {
   const byKey = Object.fromEntries(report.scenarios.map((s) => [s.key, s]));
@@ -556,18 +129,6 @@ function checks(byKey) {
   return out;
 }
 
-function writeReadme(table) {
-  const file = path.join(benchDir, 'README.md');
-  const start = '<!-- results:start -->';
-  const end = '<!-- results:end -->';
-  const block = `${start}\n${table}\n${end}`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Kith benchmarks\n\n';
-  const a = text.indexOf(start);
-  const b = text.indexOf(end);
-  text = a !== -1 && b > a ? text.slice(0, a) + block + text.slice(b + end.length) : `${text.trimEnd()}\n\n## Latest results\n\n${block}\n`;
-  writeFileSync(file, text);
-}
-
 // ---------------------------------------------------------------- main -----------------------
 
 async function main() {
@@ -583,15 +144,18 @@ async function main() {
   const { AuthService } = await import('@kith/proto/auth/v1/auth');
 
   const loadavgAtStart = os.loadavg();
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const keys = {
-    publicKey: publicKey.export({ type: 'spki', format: 'pem' }),
-    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }),
-  };
+  const keys = makeKeys();
 
   log(`starting the system (port offset ${OFFSET}, DB_PREFIX=kith_bench, LOG_LEVEL=${LOG_LEVEL})…`);
   const t0 = Date.now();
-  const system = await startSystem(keys);
+  const env = {};
+  if (CPU_PROF_DIR) {
+    mkdirSync(CPU_PROF_DIR, { recursive: true });
+    // NODE_OPTIONS refuses --cpu-prof; a preloaded module starts the profiler instead.
+    env.BENCH_CPU_PROF_DIR = CPU_PROF_DIR;
+    env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${new URL('./cpu-prof.mjs', import.meta.url).href}`.trim();
+  }
+  const system = await startSystem({ offset: OFFSET, dbPrefix: 'kith_bench', logLevel: LOG_LEVEL, keys, env });
   log(`system up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${system.baseUrl}`);
   const auth = system.list.find((p) => p.name === 'auth');
   const authHttp = `http://127.0.0.1:${auth.env.HTTP_PORT}`;
@@ -642,14 +206,14 @@ async function main() {
   const memoryAtStart = systemMemory(system.child.pid, system.list);
 
   const systemPid = system.child.pid;
-  cpuGroups = () => {
+  const meter = cpuMeter(() => {
     const groups = { 'start script': [systemPid], 'raw node:http': [raw.child.pid], 'express 5': [express.child.pid] };
     for (const row of systemMemory(systemPid, system.list).slice(1)) (groups[row.name] ??= []).push(row.pid);
     groups.postgres = pidsNamed('postgres');
     groups['redis-server'] = pidsNamed('redis-server');
     groups['nats-server'] = pidsNamed('nats-server');
     return groups;
-  };
+  });
 
   const scenarios = [
     { key: 'raw', name: 'raw node:http hello-world', url: raw.url },
@@ -666,17 +230,23 @@ async function main() {
   // before measuring either, or whichever runs first pays for the other's warm-up.
   for (const scenario of scenarios.filter((sc) => sc.key === 'gateway' || sc.key === 'direct')) {
     log(`warming up: ${scenario.name} (${SYSTEM_WARMUP_S} s)`);
-    await cannon({ url: scenario.url, headers: await scenario.headers(), duration: SYSTEM_WARMUP_S, refreshHeaders: scenario.headers });
+    await cannon({
+      url: scenario.url,
+      headers: await scenario.headers(),
+      duration: SYSTEM_WARMUP_S,
+      connections: CONNECTIONS,
+      refreshHeaders: scenario.headers,
+    });
   }
   const results = [];
-  const linesBefore = started.system.output.count;
+  const linesBefore = system.output.count;
   for (const scenario of scenarios) {
-    const r = await measure(scenario);
+    const r = await measure(scenario, { connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, meter });
     r.key = scenario.key;
     if (r.broken) log(`!!! scenario "${scenario.name}" is BROKEN: ${r.reason}`);
     results.push(r);
   }
-  const systemLinesDuringLoad = started.system.output.count - linesBefore;
+  const systemLinesDuringLoad = system.output.count - linesBefore;
 
   await sleep(QUIET_MS);
   const memoryAfter = systemMemory(system.child.pid, system.list);
@@ -711,12 +281,12 @@ async function main() {
   process.stdout.write(`\n${table}\n\n`);
   if (systemLinesDuringLoad > 0) {
     log(`the system printed ${systemLinesDuringLoad} log lines during the load (LOG_LEVEL=${LOG_LEVEL}); the last ones:`);
-    process.stderr.write(`${started.system.output.tail().split('\n').slice(-10).join('\n')}\n`);
+    process.stderr.write(`${systemTail(10)}\n`);
   }
 
   mkdirSync(path.join(benchDir, 'results'), { recursive: true });
   writeFileSync(path.join(benchDir, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-  if (!process.env.BENCH_NO_README) writeReadme(table);
+  if (!process.env.BENCH_NO_README) writeReadmeSection('results', 'Latest results', table);
   log(`wrote bench/results/latest.json${process.env.BENCH_NO_README ? '' : ' and bench/README.md'}`);
 
   const broken = results.filter((r) => r.broken);
@@ -732,8 +302,8 @@ try {
   code = await main();
 } catch (err) {
   log(`failed: ${err.stack ?? err.message}`);
-  if (started.system)
-    process.stderr.write(`\nlast lines of the system:\n${started.system.output.tail().split('\n').slice(-40).join('\n')}\n`);
+  const tail = systemTail(40);
+  if (tail) process.stderr.write(`\nlast lines of the system:\n${tail}\n`);
 } finally {
   await stopEverything();
 }
