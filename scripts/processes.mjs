@@ -17,6 +17,12 @@ export function processes(offset = 0) {
       readyUrl: `http://${host}:${port(8102)}/readyz`,
     },
     {
+      name: 'guilds',
+      dir: 'services/guilds',
+      env: { HTTP_PORT: port(8104), GRPC_PORT: port(50054), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
+      readyUrl: `http://${host}:${port(8104)}/readyz`,
+    },
+    {
       name: 'realtime',
       dir: 'services/realtime',
       env: {
@@ -37,6 +43,7 @@ export function processes(offset = 0) {
         AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
         REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
         SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
+        GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

@@ -10,8 +10,12 @@ declare module 'vitest' {
   }
 }
 
-/** Far from the development ports, so the tests run beside a stack someone started by hand. */
-const PORT_OFFSET = 1000;
+/**
+ * Far from the development ports, so the tests run beside a stack someone started by hand;
+ * `E2E_PORT_OFFSET` and `E2E_DB_PREFIX` let two checkouts run their end-to-end tests at once.
+ */
+const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 1000);
+const DB_PREFIX = process.env.E2E_DB_PREFIX ?? 'kith_e2e';
 
 /**
  * Starts the whole system exactly as `npm start` does (scripts/start.mjs, separate processes),
@@ -26,7 +30,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ...process.env,
       ...stores,
       KITH_PORT_OFFSET: String(PORT_OFFSET),
-      DB_PREFIX: 'kith_e2e',
+      DB_PREFIX,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
       // Every test logs in from 127.0.0.1; the per-address failure limit has tests of its own.
       LOGIN_FAILURES_PER_IP: '100000',
