@@ -19,6 +19,7 @@
 // Knobs (defaults in brackets): BENCH_ONLY=memory,events,relationships [all three];
 // BENCH_EVENT_RATES [25,100,1000] events/s; BENCH_EVENT_DURATION [10] s per rate;
 // BENCH_EVENT_WARMUP [5] s at BENCH_EVENT_WARMUP_RATE [100]/s, not measured; BENCH_PAIRS [250];
+// BENCH_EVENT_ACTION [friend] or nickname (what causes the timed events);
 // BENCH_USERS [1000] (also the friend count); BENCH_SOCKETS [1000,5000]; BENCH_SETTLE [5] s;
 // BENCH_DURATION [10], BENCH_WARMUP [2], BENCH_SYSTEM_WARMUP [8], BENCH_CONNECTIONS [10] for the
 // autocannon scenarios; BENCH_PORT_OFFSET [4000]; BENCH_DB_PREFIX [kith_benchrt] (its databases
@@ -61,6 +62,14 @@ const STAGE_S = positive('BENCH_EVENT_DURATION', 10);
 const EVENT_WARMUP_S = positive('BENCH_EVENT_WARMUP', 5);
 const EVENT_WARMUP_RATE = positive('BENCH_EVENT_WARMUP_RATE', 100);
 const PAIRS = Math.round(positive('BENCH_PAIRS', 250));
+/**
+ * What causes the events: `friend` toggles a friend request (POST, then DELETE: RELATIONSHIP_ADD /
+ * RELATIONSHIP_REMOVE to both users, the social graph's most expensive write); `nickname` edits the
+ * nickname a user gives a friend (PATCH: RELATIONSHIP_UPDATE to that user's own socket), the
+ * cheapest write that goes the whole way (outbox, relay, JetStream, realtime, socket).
+ */
+const EVENT_ACTION = process.env.BENCH_EVENT_ACTION || 'friend';
+if (!['friend', 'nickname'].includes(EVENT_ACTION)) throw new Error('BENCH_EVENT_ACTION: friend or nickname');
 const USERS = Math.round(positive('BENCH_USERS', 1000));
 const SOCKET_STEPS = list('BENCH_SOCKETS', '1000,5000').map(Number);
 const SETTLE_S = positive('BENCH_SETTLE', 5);
@@ -267,7 +276,7 @@ async function eventLatency({ baseUrl, wsUrl, users, meter }) {
     if (at !== -1) q.splice(at, 1);
   };
   const onDispatch = (t, d, arrivedAt, client) => {
-    if (t !== 'RELATIONSHIP_ADD' && t !== 'RELATIONSHIP_REMOVE') {
+    if (t !== 'RELATIONSHIP_ADD' && t !== 'RELATIONSHIP_REMOVE' && t !== 'RELATIONSHIP_UPDATE') {
       stats.other++;
       return;
     }
@@ -311,8 +320,45 @@ async function eventLatency({ baseUrl, wsUrl, users, meter }) {
   const socketTotals = () =>
     clients.reduce((acc, c) => ({ duplicates: acc.duplicates + c.duplicates, gaps: acc.gaps + c.gaps }), { duplicates: 0, gaps: 0 });
 
+  if (EVENT_ACTION === 'nickname') {
+    log(`event latency: making the ${PAIRS} pairs friends (nickname edits need a friend)…`);
+    for (let i = 0; i < pairs.length; i += 25) {
+      const batch = pairs.slice(i, i + 25);
+      const asked = await Promise.all(
+        batch.map((p) => request(baseUrl, 'POST', '/users/@me/relationships', p.a.token, { username: p.b.username })),
+      );
+      const accepted = await Promise.all(
+        batch.map((p) => request(baseUrl, 'PUT', `/users/@me/relationships/${p.a.id}`, p.b.token, { confirm_stranger_request: true })),
+      );
+      const bad = [...asked, ...accepted].find((r) => r.status !== 204);
+      if (bad) throw new Error(`befriending a pair: ${bad.status} ${bad.body.slice(0, 200)}`);
+    }
+    await sleep(1000); // the befriending events arrive before anything is timed
+  }
+
   const idle = [...pairs];
+  /** A nickname edit: one event, to the actor's own socket, timed as the "target". */
+  const fireNickname = (pair) => {
+    pair.nick = (pair.nick ?? 0) + 1;
+    const rec = { pair: pair.i, kind: 'nickname', sentAt: 0, respAt: undefined, status: undefined, target: undefined, actor: null };
+    const key = `${pair.a.id}|RELATIONSHIP_UPDATE|${pair.b.id}`;
+    expect(key, rec, 'target');
+    rec.sentAt = performance.now();
+    rec.done = request(baseUrl, 'PATCH', `/users/@me/relationships/${pair.b.id}`, pair.a.token, { nickname: `n${pair.nick}` }).then(
+      (res) => {
+        rec.respAt = res.at;
+        rec.status = res.status;
+        if (res.status < 200 || res.status >= 300) {
+          rec.error = res.body.slice(0, 200);
+          unexpect(key, rec);
+        }
+        idle.push(pair);
+      },
+    );
+    return rec;
+  };
   const fire = (pair) => {
+    if (EVENT_ACTION === 'nickname') return fireNickname(pair);
     const kind = pair.state === 'none' ? 'add' : 'remove';
     const event = kind === 'add' ? 'RELATIONSHIP_ADD' : 'RELATIONSHIP_REMOVE';
     const rec = { pair: pair.i, kind, sentAt: 0, respAt: undefined, status: undefined, target: undefined, actor: undefined };
@@ -378,7 +424,7 @@ async function eventLatency({ baseUrl, wsUrl, users, meter }) {
     const ok = recs.filter((r) => r.status >= 200 && r.status < 300);
     const httpMs = Float64Array.from(ok.map((r) => r.respAt - r.sentAt)).sort();
     const eventMs = Float64Array.from(ok.filter((r) => r.target !== undefined).map((r) => r.target - r.sentAt)).sort();
-    const actorMs = Float64Array.from(ok.filter((r) => r.actor !== undefined).map((r) => r.actor - r.sentAt)).sort();
+    const actorMs = Float64Array.from(ok.filter((r) => typeof r.actor === 'number').map((r) => r.actor - r.sentAt)).sort();
     const afterResponseMs = Float64Array.from(ok.filter((r) => r.target !== undefined).map((r) => r.target - r.respAt)).sort();
     const sendSeconds = Math.max((lastSent - t0) / 1000 + 1 / rate, seconds);
     const result = {
@@ -428,6 +474,7 @@ async function eventLatency({ baseUrl, wsUrl, users, meter }) {
   agent.destroy();
   return {
     pairs: PAIRS,
+    action: EVENT_ACTION,
     stages,
     warmup: {
       rate: EVENT_WARMUP_RATE,
@@ -579,7 +626,7 @@ function renderEvents(report) {
   const lines = [machineLine(report), ''];
   if (!ev) return [...lines, 'Not measured in this run.'].join('\n');
   lines.push(
-    `${ev.pairs} user pairs, one identified socket per user; open-loop friend request / removal toggles, ${report.settings.eventStageSeconds} s per rate after a ${report.settings.eventWarmupSeconds} s warm-up at ${report.settings.eventWarmupRate}/s. ` +
+    `${ev.pairs} user pairs, one identified socket per user; ${ev.action === 'nickname' ? 'open-loop friend nickname edits (`PATCH /api/v9/users/@me/relationships/{id}`, RELATIONSHIP_UPDATE to the editor\'s own socket, timed as the "target")' : 'open-loop friend request / removal toggles'}, ${report.settings.eventStageSeconds} s per rate after a ${report.settings.eventWarmupSeconds} s warm-up at ${report.settings.eventWarmupRate}/s. ` +
       'Latencies in ms from sending the request; "event" is the dispatch reaching the target user\'s socket; "event after response" is how long after the HTTP answer it arrived. ' +
       `Sockets closed by the server meanwhile: ${ev.closedByServer}.`,
   );
@@ -599,7 +646,8 @@ function renderEvents(report) {
   lines.push('');
   for (const c of report.checks.filter((x) => x.area === 'events')) lines.push(`- ${c.pass ? '✅' : '❌'} ${c.label}: ${c.detail}`);
   lines.push('');
-  lines.push('CPU time each process spent per request (one request = one friend request or removal, 2 events) while each rate ran, µs:');
+  const unit = ev.action === 'nickname' ? 'nickname edit, 1 event' : 'friend request or removal, 2 events';
+  lines.push(`CPU time each process spent per request (one request = one ${unit}) while each rate ran, µs:`);
   lines.push('');
   lines.push(
     ...cpuTable(
@@ -613,7 +661,7 @@ function renderEvents(report) {
     lines.push('');
     lines.push(
       `At ${total.toFixed(0)} µs of CPU per request over all these processes (the ${busiest.targetRate}/s row), ${os.availableParallelism()} cores serve at most ` +
-        `~${((os.availableParallelism() * 1e6) / total).toFixed(0)} friend requests or removals a second, however quiet the machine: the path's own ceiling here.`,
+        `~${((os.availableParallelism() * 1e6) / total).toFixed(0)} ${ev.action === 'nickname' ? 'nickname edits' : 'friend requests or removals'} a second, however quiet the machine: the path's own ceiling here.`,
     );
   }
   return lines.join('\n');
@@ -763,7 +811,7 @@ async function dropDatabases() {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
-    for (const service of ['auth', 'social']) await client.query(`DROP DATABASE IF EXISTS ${DB_PREFIX}_${service} WITH (FORCE)`);
+    for (const service of ['auth', 'social', 'guilds']) await client.query(`DROP DATABASE IF EXISTS ${DB_PREFIX}_${service} WITH (FORCE)`);
   } finally {
     await client.end();
   }
@@ -803,7 +851,7 @@ async function main() {
   const loadavgAtStart = os.loadavg();
   const keys = makeKeys();
   if (!process.env.BENCH_KEEP_DB) {
-    log(`dropping ${DB_PREFIX}_auth and ${DB_PREFIX}_social (BENCH_KEEP_DB=1 keeps them)…`);
+    log(`dropping ${DB_PREFIX}_auth, _social and _guilds (BENCH_KEEP_DB=1 keeps them)…`);
     await dropDatabases();
   }
   const preload = [];
