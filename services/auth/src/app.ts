@@ -141,7 +141,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       const accountChanges = new AccountChangesService(users, accountStore, passwords, elevation, sessions, (before) =>
         recovery.emailChanged(before),
       );
-      const settings = new SettingsService(new SettingsStore(db));
+      const settings = new SettingsService(new SettingsStore(db, userUpdates));
       return {
         routes: (app) => {
           registrationRoutes(app, { usernames, phones, fingerprints });

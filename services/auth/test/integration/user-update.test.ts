@@ -103,6 +103,17 @@ describe('USER_UPDATE', () => {
     expect((await latestUpdate(account.userId, 2)).phone).toBeNull();
   });
 
+  it('when the settings change the locale, then USER_UPDATE carries it; a theme change alone does not announce the user', async () => {
+    const account = await auth.register();
+    const theme = await auth.request('PATCH', '/users/@me/settings', { identity: account.identity, body: { theme: 'light' } });
+    expect(theme.status).toBe(200);
+    const locale = await auth.request('PATCH', '/users/@me/settings', { identity: account.identity, body: { locale: 'fr' } });
+    expect(locale.status).toBe(200);
+    const data = await latestUpdate(account.userId, 1);
+    expect(data.locale).toBe('fr');
+    expect(data).toEqual(await me(account));
+  });
+
   it('when a change is refused (wrong password, taken username) or changes nothing, then no USER_UPDATE', async () => {
     const account = await auth.register();
     const other = await auth.register();
