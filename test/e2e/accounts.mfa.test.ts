@@ -107,6 +107,22 @@ describe('MFA through the gateway', () => {
   });
 });
 
+describe('USER_UPDATE through the gateway', () => {
+  it('when the user changes their display name, then their socket gets USER_UPDATE with the user as /users/@me shows it', async () => {
+    const user = await newUser();
+    const socket = await GatewayClient.connect(user.token);
+    const renamed = await api('PATCH', '/users/@me', { token: user.token, body: { global_name: 'Renamed Through E2E' } });
+    expect(renamed.status).toBe(200);
+    const before = await socket.takeThrough((d) => d.t === 'USER_UPDATE');
+    expect(before.filter((d) => d.t === 'USER_UPDATE')).toEqual([]);
+    const update = socket.dispatches().find((d) => d.t === 'USER_UPDATE')!;
+    const me = await api('GET', '/users/@me', { token: user.token });
+    expect(update.d).toEqual(me.json);
+    expect(update.d.global_name).toBe('Renamed Through E2E');
+    socket.close();
+  });
+});
+
 describe('password reset through the gateway', () => {
   let redis: Redis;
 
