@@ -26,6 +26,7 @@ import { Tickets } from './domain/mfa/tickets.js';
 import { WebAuthn } from './domain/mfa/webauthn.js';
 import { WebAuthnStore } from './domain/mfa/webauthn.store.js';
 import { PasswordHasher } from './domain/passwords.js';
+import { UserUpdates } from './events/user.events.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { LoginLocations } from './domain/recovery/locations.js';
@@ -65,13 +66,14 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
     ...(logger ? { logger } : {}),
     wire: ({ db, redis, ids, outbox, logger: log }) => {
       const users = new UsersStore(db);
+      const userUpdates = new UserUpdates(outbox);
       const sessions = new SessionsService(new SessionsStore(db, outbox), {
         idleDays: config.SESSION_IDLE_DAYS,
         touchIntervalMs: config.SESSION_TOUCH_INTERVAL_MS,
       });
       const passwords = new PasswordHasher({ memoryKiB: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS });
-      const accountStore = new AccountStore(db);
-      const mfa = new MfaService({ store: new MfaStore(db), steps: new RedisTotpSteps(redis), passwords, users });
+      const accountStore = new AccountStore(db, userUpdates);
+      const mfa = new MfaService({ store: new MfaStore(db, userUpdates), steps: new RedisTotpSteps(redis), passwords, users });
       const tickets = new Tickets(new RedisTicketStore(redis), {
         ttlSeconds: config.MFA_TICKET_TTL_SECONDS,
         maxAttempts: config.MFA_TICKET_MAX_ATTEMPTS,
@@ -82,7 +84,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       const sms = createSms(config, log);
       const smsCodes = new SmsCodes({ tickets, users: mfa, codes: oneTime, limiter, sms, logger: log });
       const webauthn = new WebAuthn({
-        store: new WebAuthnStore(db),
+        store: new WebAuthnStore(db, userUpdates),
         values: oneTime,
         ids: { next: () => String(ids.next()) },
         users: mfa,
@@ -95,7 +97,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa, smsCodes, webauthn);
       const restore = (userId: string) => accountStore.restore(userId);
       const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore, sms: smsCodes, webauthn });
-      const recoveryStore = new RecoveryStore(db);
+      const recoveryStore = new RecoveryStore(db, userUpdates);
       const phones = new PhoneVerificationService(oneTime, limiter, sms, log, (phone) => recoveryStore.isBlacklisted(phone));
       const limits = new LoginLimits(new RedisFailureWindows(redis), {
         perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
@@ -129,11 +131,17 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
         links,
         locations,
         log,
+        phones,
+        limiter,
+        forgotLimits: {
+          perLogin: { name: 'forgot:login', limit: config.FORGOT_PER_LOGIN, windowMs: config.FORGOT_WINDOW_SECONDS * 1000 },
+          perIp: { name: 'forgot:ip', limit: config.FORGOT_PER_IP, windowMs: config.FORGOT_WINDOW_SECONDS * 1000 },
+        },
       });
       const accountChanges = new AccountChangesService(users, accountStore, passwords, elevation, sessions, (before) =>
         recovery.emailChanged(before),
       );
-      const settings = new SettingsService(new SettingsStore(db));
+      const settings = new SettingsService(new SettingsStore(db, userUpdates));
       return {
         routes: (app) => {
           registrationRoutes(app, { usernames, phones, fingerprints });
@@ -144,7 +152,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
           mfaRoutes(app, new MfaEnrollment(mfa, elevation, sessions), loginMfa, elevation);
           accountRoutes(app, accountChanges);
           recoveryRoutes(app, recovery, locations);
-          phoneRoutes(app, new SmsEnrollment(mfa, elevation, phones, new SqlSmsAccountStore(db)), smsCodes);
+          phoneRoutes(app, new SmsEnrollment(mfa, elevation, phones, new SqlSmsAccountStore(db, userUpdates)), smsCodes);
           // The platform's 429 for every limit above (login failures, SMS sends).
           app.use(rateLimited);
         },

@@ -29,6 +29,10 @@ const authConfigFields = z.object({
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().positive().default(100),
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
+  /** Forgot Password requests per login string and per client address within the window, before 429 (each sends a mail or a text). */
+  FORGOT_PER_LOGIN: z.coerce.number().int().positive().default(5),
+  FORGOT_PER_IP: z.coerce.number().int().positive().default(30),
+  FORGOT_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
   /** WebAuthn relying party: its id (the site's registrable domain), display name, and the origins (comma-separated) clients sign for. */
   WEBAUTHN_RP_ID: z.string().min(1).default('localhost'),
   WEBAUTHN_RP_NAME: z.string().min(1).default('Kith'),

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { lengthString, parse } from '@kith/platform';
+import { identityOf, lengthString, parse } from '@kith/platform';
 import type { LoginLocations } from '../domain/recovery/locations.js';
 import type { RecoveryService } from '../domain/recovery/recovery.service.js';
 import { announceRevoked, sessionRequest } from './auth.routes.js';
@@ -26,7 +26,7 @@ const authorizeIpBody = z.object({ token });
 /** Password recovery, one-time login, account revert and IP authorization: all unauthenticated. */
 export function recoveryRoutes(app: Express, recovery: RecoveryService, locations: LoginLocations): void {
   app.post('/auth/forgot', async (req, res) => {
-    res.json(await recovery.forgot(parse(forgotBody, req.body).login));
+    res.json(await recovery.forgot(parse(forgotBody, req.body).login, identityOf(res).clientIp));
   });
 
   app.post('/auth/reset', async (req, res) => {

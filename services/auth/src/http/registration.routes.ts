@@ -65,6 +65,11 @@ export function registrationRoutes(app: Express, helpers: RegistrationHelpers): 
     res.status(204).end();
   });
 
+  app.post('/phone-verifications/resend', async (req, res) => {
+    await helpers.phones.resend(parse(phoneBody, req.body).phone, identityOf(res).clientIp);
+    res.status(204).end();
+  });
+
   app.post('/phone-verifications/verify', async (req, res) => {
     const body = parse(verifyBody, req.body);
     res.json({ token: await helpers.phones.verify(body.phone, body.code) });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import type { UserUpdates } from '../events/user.events.js';
 import type { AuthDatabase } from './schema.js';
 import { DuplicateUserError, type UniqueField, type UserRow } from './users.store.js';
 
@@ -17,12 +18,22 @@ const CONSTRAINT_FIELD: Record<string, UniqueField> = {
 
 /** The writes of account changes: profile fields, credentials, disable, delete and restore. */
 export class AccountStore {
-  constructor(private readonly db: Kysely<AuthDatabase>) {}
+  constructor(
+    private readonly db: Kysely<AuthDatabase>,
+    private readonly updates: UserUpdates,
+  ) {}
 
-  /** Applies the patch; a unique collision (a race past the pre-check) becomes a DuplicateUserError. */
+  /**
+   * Applies the patch and announces the user (USER_UPDATE) in the same transaction; a unique
+   * collision (a race past the pre-check) becomes a DuplicateUserError.
+   */
   async update(userId: string, patch: AccountPatch): Promise<UserRow> {
     try {
-      return await this.db.updateTable('users').set(patch).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+      return await this.db.transaction().execute(async (trx) => {
+        const user = await trx.updateTable('users').set(patch).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+        await this.updates.announceRow(trx, user);
+        return user;
+      });
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       const field = e.code === '23505' && e.constraint ? CONSTRAINT_FIELD[e.constraint] : undefined;

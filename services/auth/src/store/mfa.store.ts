@@ -1,6 +1,7 @@
 import type { Redis } from '@kith/platform';
 import { sql, type Kysely } from 'kysely';
 import type { TicketRecord, TicketStore } from '../domain/mfa/tickets.js';
+import type { UserUpdates } from '../events/user.events.js';
 import type { AuthDatabase } from './schema.js';
 
 type MfaDb = Kysely<AuthDatabase & MfaTables>;
@@ -39,7 +40,10 @@ export interface BackupCodeRow {
 export class MfaStore {
   private readonly db: MfaDb;
 
-  constructor(db: Kysely<AuthDatabase>) {
+  constructor(
+    db: Kysely<AuthDatabase>,
+    private readonly updates: UserUpdates,
+  ) {
     this.db = db.withTables<MfaTables>();
   }
 
@@ -60,6 +64,7 @@ export class MfaStore {
       if (updated.numUpdatedRows === 0n) return false;
       await trx.insertInto('user_totp').values({ user_id: userId, secret }).execute();
       await insertCodes(trx, userId, codes);
+      await this.updates.announce(trx, userId);
       return true;
     });
   }
@@ -77,6 +82,7 @@ export class MfaStore {
         .set({ mfa_enabled: false, sms_mfa_enabled: false, webauthn_enabled: false })
         .where('id', '=', userId)
         .execute();
+      await this.updates.announce(trx, userId);
       return true;
     });
   }

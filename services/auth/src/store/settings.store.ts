@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { UserUpdates } from '../events/user.events.js';
 import type { AuthDatabase, FriendSourceFlags } from './schema.js';
 
 export interface StoredSettings {
@@ -8,19 +9,27 @@ export interface StoredSettings {
 }
 
 export class SettingsStore {
-  constructor(private readonly db: Kysely<AuthDatabase>) {}
+  constructor(
+    private readonly db: Kysely<AuthDatabase>,
+    private readonly updates: UserUpdates,
+  ) {}
 
   get(userId: string): Promise<StoredSettings | undefined> {
     return this.db.selectFrom('users').select(['locale', 'theme', 'friend_source_flags']).where('id', '=', userId).executeTakeFirst();
   }
 
+  /** The locale is also a field of the user object: changing it announces the user (USER_UPDATE) with the change. */
   async update(userId: string, changes: Partial<StoredSettings>): Promise<StoredSettings | undefined> {
     const { friend_source_flags, ...rest } = changes;
-    return this.db
-      .updateTable('users')
-      .set({ ...rest, ...(friend_source_flags ? { friend_source_flags: JSON.stringify(friend_source_flags) } : {}) })
-      .where('id', '=', userId)
-      .returning(['locale', 'theme', 'friend_source_flags'])
-      .executeTakeFirst();
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('users')
+        .set({ ...rest, ...(friend_source_flags ? { friend_source_flags: JSON.stringify(friend_source_flags) } : {}) })
+        .where('id', '=', userId)
+        .returning(['locale', 'theme', 'friend_source_flags'])
+        .executeTakeFirst();
+      if (updated && changes.locale !== undefined) await this.updates.announce(trx, userId);
+      return updated;
+    });
   }
 }

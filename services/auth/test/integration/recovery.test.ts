@@ -113,10 +113,10 @@ describe('POST /auth/forgot', () => {
     expect(await mailsTo(unknown, 1, 200)).toEqual([]);
   });
 
-  it('when the login is an unknown phone number, then the same answer and no mail', async () => {
+  it('when the login is an unknown phone number, then 70007 as for a known one (recovery-phone.test.ts) and no mail', async () => {
     const reply = await forgot(`+1555${Math.floor(Math.random() * 1e7)}`);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ method: 'one_time_login' });
+    expect(reply.status).toBe(403);
+    expect(reply.body).toEqual({ code: 70007, message: 'Phone verification is required to perform this action' });
   });
 
   it('when the account has MFA, then password_reset and the mail carries no one-time login link', async () => {

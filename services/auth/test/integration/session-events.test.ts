@@ -45,3 +45,15 @@ describe('session revocation and its event', () => {
     expect((await auth.sessions(account.identity)).map((s) => s.id_hash)).toEqual(sessions.map((s) => s.id_hash));
   });
 });
+
+describe('user changes and USER_UPDATE', () => {
+  it('when USER_UPDATE cannot be written, then the change fails whole: the user is as it was and nothing is pending', async () => {
+    const account = await auth.register();
+    const reply = await auth.request('PATCH', '/users/@me', { identity: account.identity, body: { global_name: 'Never' } });
+    expect(reply.status).toBe(500);
+    expect(reply.body).toEqual({ code: 0, message: '500: Internal Server Error' });
+    const me = await auth.request<{ global_name: string | null }>('GET', '/users/@me', { identity: account.identity });
+    expect(me.body.global_name).toBeNull();
+    expect(await countPending(auth.db)).toBe(0);
+  });
+});

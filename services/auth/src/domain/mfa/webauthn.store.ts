@@ -1,4 +1,5 @@
 import type { ColumnType, Kysely } from 'kysely';
+import type { UserUpdates } from '../../events/user.events.js';
 import type { AuthDatabase } from '../../store/schema.js';
 
 interface WebAuthnCredentialsTable {
@@ -63,7 +64,10 @@ const toRow = (r: Omit<CredentialRow, 'counter'> & { counter: string | number })
 export class WebAuthnStore implements WebAuthnStorePort {
   private readonly db: Kysely<AuthDatabase & WebAuthnTables>;
 
-  constructor(db: Kysely<AuthDatabase>) {
+  constructor(
+    db: Kysely<AuthDatabase>,
+    private readonly updates: UserUpdates,
+  ) {
     this.db = db.withTables<WebAuthnTables>();
   }
 
@@ -96,6 +100,8 @@ export class WebAuthnStore implements WebAuthnStorePort {
         .executeTakeFirst();
       if (!inserted) return false;
       await trx.updateTable('users').set({ webauthn_enabled: true }).where('id', '=', c.userId).execute();
+      // The user's authenticator_types may have changed.
+      await this.updates.announce(trx, c.userId);
       return true;
     });
   }
@@ -116,7 +122,10 @@ export class WebAuthnStore implements WebAuthnStorePort {
       const removed = await trx.deleteFrom('webauthn_credentials').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
       if (removed.numDeletedRows === 0n) return false;
       const left = await trx.selectFrom('webauthn_credentials').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst();
-      if (!left) await trx.updateTable('users').set({ webauthn_enabled: false }).where('id', '=', userId).execute();
+      if (!left) {
+        await trx.updateTable('users').set({ webauthn_enabled: false }).where('id', '=', userId).execute();
+        await this.updates.announce(trx, userId);
+      }
       return true;
     });
   }

@@ -8,6 +8,8 @@ import { endSessions, rotateSessions } from '../mfa/session-rotation.js';
 import type { Tickets } from '../mfa/tickets.js';
 import type { PasswordHasher } from '../passwords.js';
 import { digest } from '../registration/digest.js';
+import type { PhoneVerificationService } from '../registration/phone-verification.service.js';
+import type { RateLimiter, RateRule } from '../registration/rate-limit.js';
 import type { SessionRequest, SessionsService } from '../sessions.service.js';
 import { invalidToken, type Grants } from './grants.js';
 import type { RecoveryLinks } from './links.js';
@@ -57,6 +59,17 @@ export interface RecoveryPorts {
   links: RecoveryLinks;
   locations: Pick<LoginLocations, 'record'>;
   log: Logger;
+  /** Reset by phone: the code Forgot Password texts, and the phone token verifying it earns. */
+  phones: Pick<PhoneVerificationService, 'sendCode' | 'phoneOf' | 'take'>;
+  limiter: Pick<RateLimiter, 'consume'>;
+  /** Forgot Password per login string and per client address (429 past either). */
+  forgotLimits: { perLogin: RateRule; perIp: RateRule };
+}
+
+/** Whose password a reset token resets, and how the token is spent once the reset goes through. */
+interface ResetTarget {
+  user: UserRow;
+  spend(): Promise<boolean>;
 }
 
 /** The factors a reset accepts, as `POST /auth/mfa/{type}` does. */
@@ -70,10 +83,21 @@ export class RecoveryService {
    * Mails the reset link (and, without MFA, a one-time login link) to an existing account. The
    * answer never depends on the mail, and the mail is sent in the background so the timing does not
    * either; an unknown login answers `one_time_login`, as the common account (no MFA) does.
+   * A phone number instead gets a code by SMS (when an account has it) and, always, 70007: the
+   * client verifies the code (`/phone-verifications/verify`) and resets with the token that earns.
+   * The limits count every request, known login or not, so a 429 tells nothing either.
    */
-  async forgot(login: string): Promise<{ method: ResetMethod }> {
-    const { users } = this.ports;
-    const user = login.startsWith('+') ? await users.findByPhone(login) : await users.findByEmail(login);
+  async forgot(login: string, clientIp: string): Promise<{ method: ResetMethod }> {
+    const { users, limiter, forgotLimits } = this.ports;
+    await limiter.consume(forgotLimits.perIp, clientIp || 'unknown');
+    await limiter.consume(forgotLimits.perLogin, login.trim().toLowerCase());
+    if (login.startsWith('+')) {
+      const user = await users.findByPhone(login);
+      if (user && !user.deleted_at)
+        void this.ports.phones.sendCode(login).catch((err: unknown) => this.ports.log.warn({ err: String(err) }, 'reset code text failed'));
+      throw ApiError.of('PHONE_VERIFICATION_REQUIRED');
+    }
+    const user = await users.findByEmail(login);
     if (user?.email && !user.deleted_at) {
       const email = user.email;
       void this.resetMail(user)
@@ -84,14 +108,15 @@ export class RecoveryService {
   }
 
   /**
-   * Sets the password with a reset token. With MFA, the first call only answers a ticket bound to
-   * the token; the retry with `method`, `ticket` and `code` completes it. Every other session ends.
+   * Sets the password with a reset token (the mailed link's, or a phone token of the account's
+   * number). With MFA, the first call only answers a ticket bound to the token; the retry with
+   * `method`, `ticket` and `code` completes it. Every other session ends.
    */
   async reset(input: ResetInput, request: SessionRequest): Promise<ResetMfaRequired | { token: string; revoked: string[] }> {
-    const { grants, tickets, mfa, passwords, store, sessions } = this.ports;
-    const grant = await grants.peek<UserGrant>('reset', input.token);
-    const user = grant ? await this.ports.users.findById(grant.userId) : undefined;
-    if (!user || user.deleted_at) throw invalidToken('token');
+    const { tickets, mfa, passwords, store, sessions } = this.ports;
+    const target = await this.resetTarget(input.token);
+    if (!target || target.user.deleted_at) throw invalidToken('token');
+    const { user } = target;
     const bound = digest('reset', input.token);
     if (user.mfa_enabled) {
       if (!input.ticket || !input.code) {
@@ -105,11 +130,25 @@ export class RecoveryService {
       await tickets.consume(input.ticket);
     }
     const passwordHash = await passwords.hash(input.password);
-    if (!(await grants.take<UserGrant>('reset', input.token))) throw invalidToken('token');
+    if (!(await target.spend())) throw invalidToken('token');
     await store.setPassword(user.id, passwordHash);
     const rotated = await rotateSessions(sessions, user.id, request);
     await this.ports.locations.record(user.id, request.clientIp);
     return rotated;
+  }
+
+  /** The account a reset token is for: a mailed reset grant, else a verified phone token of its number. */
+  private async resetTarget(token: string): Promise<ResetTarget | undefined> {
+    const { grants, users, phones } = this.ports;
+    const grant = await grants.peek<UserGrant>('reset', token);
+    if (grant) {
+      const user = await users.findById(grant.userId);
+      return user && { user, spend: async () => (await grants.take<UserGrant>('reset', token)) !== undefined };
+    }
+    const phone = await phones.phoneOf(token);
+    const user = phone ? await users.findByPhone(phone) : undefined;
+    // The number must still be this account's when the token is spent.
+    return user && { user, spend: async () => (await phones.take(token)) === user.phone };
   }
 
   /** Spends a one-time login ticket for a new session; an account that enabled MFA since is refused. */

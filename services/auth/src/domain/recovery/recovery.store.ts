@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import type { UserUpdates } from '../../events/user.events.js';
 import type { AuthDatabase } from '../../store/schema.js';
 import { DuplicateUserError, type UserRow } from '../../store/users.store.js';
 
@@ -23,7 +24,10 @@ export interface RevertChanges {
 export class RecoveryStore {
   private readonly db: RecoveryDb;
 
-  constructor(db: Kysely<AuthDatabase>) {
+  constructor(
+    db: Kysely<AuthDatabase>,
+    private readonly updates: UserUpdates,
+  ) {
     this.db = db.withTables<RecoveryTables>();
   }
 
@@ -92,6 +96,7 @@ export class RecoveryStore {
           .values(phones.map((p) => ({ phone: p.phone, user_id: userId })))
           .onConflict((oc) => oc.doNothing())
           .execute();
+      await this.updates.announceRow(trx, user);
       return user;
     });
   }

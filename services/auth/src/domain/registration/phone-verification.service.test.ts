@@ -68,4 +68,25 @@ describe('PhoneVerificationService', () => {
     });
     expect([...tickets.values.keys()].some((k) => k.startsWith('phone:code:'))).toBe(false);
   });
+
+  it('when a resend comes with a code pending, then a new code replaces it; without one, nothing is texted', async () => {
+    const { service, sms, codeOf } = setup();
+    await service.resend(PHONE, '1.2.3.4');
+    expect(sms.sent).toHaveLength(0);
+    await service.send(PHONE, '1.2.3.4');
+    const first = codeOf();
+    await service.resend(PHONE, '1.2.3.4');
+    expect(sms.sent).toHaveLength(2);
+    const second = codeOf();
+    if (first !== second) await expect(service.verify(PHONE, first)).rejects.toBeInstanceOf(ApiError);
+    expect(await service.phoneOf(await service.verify(PHONE, second))).toBe(PHONE);
+  });
+
+  it('when a phone token is taken twice, then only the first gets the number', async () => {
+    const { service, codeOf } = setup();
+    await service.send(PHONE, '1.2.3.4');
+    const token = await service.verify(PHONE, codeOf());
+    const [a, b] = await Promise.all([service.take(token), service.take(token)]);
+    expect([a, b].filter(Boolean)).toEqual([PHONE]);
+  });
 });

@@ -35,14 +35,34 @@ export class PhoneVerificationService {
     await this.limiter.consume(SEND_PER_IP, clientIp || 'unknown');
     await this.limiter.consume(SEND_PER_PHONE, phone);
     if (await this.blacklisted?.(phone)) throw ApiError.form({ phone: UNABLE_TO_SEND });
+    if (!(await this.sendCode(phone))) throw ApiError.form({ phone: UNABLE_TO_SEND });
+  }
+
+  /**
+   * Resend Verification Code: a new code, under the same limits as the first, but only where a
+   * code is pending. Always answers the same, so it tells nobody whether a reset by phone (and so
+   * an account with that number) is under way; it is not a way to text arbitrary numbers either.
+   */
+  async resend(phone: string, clientIp: string): Promise<void> {
+    await this.limiter.consume(SEND_PER_IP, clientIp || 'unknown');
+    await this.limiter.consume(SEND_PER_PHONE, phone);
+    if (await this.tickets.get(codeKey(phone))) await this.sendCode(phone);
+  }
+
+  /**
+   * Texts a new code without the send limits (the caller's own limits apply: Forgot Password's);
+   * false when the text could not be delivered (the code is then dropped, and the failure logged).
+   */
+  async sendCode(phone: string): Promise<boolean> {
     const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
     await this.tickets.put(codeKey(phone), digest(phone, code), CODE_TTL_MS);
     try {
       await this.sms.send(phone, `Your Kith verification code is ${code}. It expires in 10 minutes.`);
+      return true;
     } catch (err) {
       await this.tickets.delete(codeKey(phone));
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'sms delivery failed');
-      throw ApiError.form({ phone: UNABLE_TO_SEND });
+      return false;
     }
   }
 
@@ -64,6 +84,11 @@ export class PhoneVerificationService {
 
   async settle(token: string): Promise<void> {
     await this.tickets.delete(tokenKey(token));
+  }
+
+  /** Spends a phone token: of two concurrent spenders only one gets the number. */
+  async take(token: string): Promise<string | undefined> {
+    return (await this.tickets.take(tokenKey(token))) ?? undefined;
   }
 }
 
