@@ -1,5 +1,14 @@
-import type { Kysely, Selectable } from 'kysely';
-import { basePermissions, channelPermissions, type GuildPermissionContext, type Overwrite, type RoleBits } from '../domain/permissions.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import {
+  basePermissions,
+  computeChannelPermissions,
+  indexOverwrites,
+  memberRestrictions,
+  type GuildPermissionContext,
+  type Overwrite,
+  type OverwriteIndex,
+  type RoleBits,
+} from '../domain/permissions.js';
 import type { ChannelsTable, GuildsDatabase } from './schema.js';
 
 export type ChannelRow = Selectable<ChannelsTable>;
@@ -23,34 +32,72 @@ export interface ChannelAccess {
   permissions: bigint;
 }
 
-/** Loads what a permission decision needs and makes it (domain/permissions.ts decides). */
+/** CheckPermissions' answer: `member` is false for an unknown guild or channel, a channel of another guild, a non-member. */
+export interface PermissionCheck {
+  member: boolean;
+  permissions: bigint;
+}
+
+const NOT_A_MEMBER: PermissionCheck = Object.freeze({ member: false, permissions: 0n });
+
+/** Cached data and the version (migration 0010) it was read at. */
+interface Versioned<T> {
+  version: string;
+  value: T;
+}
+
+/** One row of the per-check query: the member, the versions of what the caches hold, the channel. */
+interface CheckRow {
+  owner_id: string;
+  guild_version: string;
+  is_member: boolean;
+  communication_disabled_until: Date | null;
+  member_flags: number | null;
+  role_ids: string[];
+  channel_guild_id: string | null;
+  channel_type: number | null;
+  /** The channel whose overwrites apply: the channel, or a thread's parent. */
+  source_id: string | null;
+  source_version: string | null;
+}
+
+const MAX_CACHED = 10_000;
+const SNOWFLAKE = /^\d{1,19}$/;
+const isId = (value: string): boolean => SNOWFLAKE.test(value) && BigInt(value) <= 0x7fff_ffff_ffff_ffffn;
+
+/**
+ * Loads what a permission decision needs and makes it (domain/permissions.ts decides).
+ *
+ * Each guild's roles and each channel's overwrites are kept in process under the version the
+ * database moves whenever they change (triggers of migration 0010), so a check is one small query
+ * (the member's roles, their timeout and flags, the current versions) plus map lookups, and is
+ * never stale: a version that moved is reloaded before it is used, whichever replica changed it.
+ */
 export class PgAccess {
+  private readonly roleCache = new Map<string, Versioned<ReadonlyMap<string, RoleBits>>>();
+  private readonly overwriteCache = new Map<string, Versioned<OverwriteIndex>>();
+
   constructor(private readonly db: Kysely<GuildsDatabase>) {}
 
+  /** The user's permissions in a guild, or in one of its channels (threads: their parent's overwrites). */
+  async check(userId: string, guildId: string, channelId?: string, db: Kysely<GuildsDatabase> = this.db): Promise<PermissionCheck> {
+    if (!isId(userId) || !isId(guildId) || (channelId !== undefined && !isId(channelId))) return NOT_A_MEMBER;
+    const row = await this.checkRow(guildId, userId, channelId ?? null, db);
+    if (!row?.is_member) return NOT_A_MEMBER;
+    if (channelId !== undefined && row.channel_guild_id !== guildId) return NOT_A_MEMBER;
+    const ctx = await this.context(guildId, userId, row, db);
+    if (channelId === undefined) return { member: true, permissions: basePermissions(ctx) };
+    const overwrites = await this.overwriteIndex(row.source_id as string, row.source_version, guildId, db);
+    return { member: true, permissions: computeChannelPermissions(ctx, overwrites, row.channel_type ?? undefined) };
+  }
+
   async guild(guildId: string, userId: string, db: Kysely<GuildsDatabase> = this.db): Promise<GuildAccess | undefined> {
-    const guild = await db.selectFrom('guilds').select(['id', 'owner_id']).where('id', '=', guildId).executeTakeFirst();
-    if (!guild) return undefined;
-    const [member, roles] = await Promise.all([
-      db
-        .selectFrom('members')
-        .leftJoin('member_roles', (j) =>
-          j.onRef('member_roles.guild_id', '=', 'members.guild_id').onRef('member_roles.user_id', '=', 'members.user_id'),
-        )
-        .select(['members.user_id', 'member_roles.role_id'])
-        .where('members.guild_id', '=', guildId)
-        .where('members.user_id', '=', userId)
-        .execute(),
-      db.selectFrom('roles').select(['id', 'permissions']).where('guild_id', '=', guildId).execute(),
-    ]);
-    if (member.length === 0) return { guildId, ownerId: guild.owner_id, ctx: null, permissions: 0n };
-    const ctx: GuildPermissionContext = {
-      guildId,
-      ownerId: guild.owner_id,
-      roles: new Map<string, RoleBits>(roles.map((r) => [r.id, { id: r.id, permissions: BigInt(r.permissions) }])),
-      userId,
-      memberRoleIds: member.flatMap((m) => (m.role_id ? [m.role_id] : [])),
-    };
-    return { guildId, ownerId: guild.owner_id, ctx, permissions: basePermissions(ctx) };
+    if (!isId(guildId) || !isId(userId)) return undefined;
+    const row = await this.checkRow(guildId, userId, null, db);
+    if (!row) return undefined;
+    if (!row.is_member) return { guildId, ownerId: row.owner_id, ctx: null, permissions: 0n };
+    const ctx = await this.context(guildId, userId, row, db);
+    return { guildId, ownerId: row.owner_id, ctx, permissions: basePermissions(ctx) };
   }
 
   async overwrites(channelId: string, db: Kysely<GuildsDatabase> = this.db): Promise<Overwrite[]> {
@@ -59,6 +106,7 @@ export class PgAccess {
   }
 
   async channel(channelId: string, userId: string, db: Kysely<GuildsDatabase> = this.db): Promise<ChannelAccess | undefined> {
+    if (!isId(channelId) || !isId(userId)) return undefined;
     const channel = await db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
     if (!channel) return undefined;
     if (channel.guild_id === null) {
@@ -70,13 +118,95 @@ export class PgAccess {
         .executeTakeFirst();
       return { channel, member: recipient !== undefined, permissions: 0n };
     }
-    const guild = await this.guild(channel.guild_id, userId, db);
-    if (!guild?.ctx) return { channel, ...(guild ? { guild } : {}), member: false, permissions: 0n };
-    // Threads take their parent channel's overwrites.
-    const overwriteSource = isThread(channel.type) && channel.parent_id ? channel.parent_id : channel.id;
-    const permissions = channelPermissions(guild.ctx, await this.overwrites(overwriteSource, db));
-    return { channel, guild, member: true, permissions };
+    const guildId = channel.guild_id;
+    const row = await this.checkRow(guildId, userId, channelId, db);
+    if (!row) return { channel, member: false, permissions: 0n };
+    if (!row.is_member)
+      return { channel, guild: { guildId, ownerId: row.owner_id, ctx: null, permissions: 0n }, member: false, permissions: 0n };
+    const ctx = await this.context(guildId, userId, row, db);
+    const guild: GuildAccess = { guildId, ownerId: row.owner_id, ctx, permissions: basePermissions(ctx) };
+    const overwrites = await this.overwriteIndex(row.source_id as string, row.source_version, guildId, db);
+    return { channel, guild, member: true, permissions: computeChannelPermissions(ctx, overwrites, channel.type) };
   }
+
+  /** The one query of a check. No row: no such guild. */
+  private async checkRow(
+    guildId: string,
+    userId: string,
+    channelId: string | null,
+    db: Kysely<GuildsDatabase>,
+  ): Promise<CheckRow | undefined> {
+    const { rows } = await sql<CheckRow>`
+      SELECT g.owner_id, g.permission_version AS guild_version,
+             m.user_id IS NOT NULL AS is_member, m.communication_disabled_until, m.flags AS member_flags,
+             ARRAY(SELECT mr.role_id FROM member_roles mr WHERE mr.guild_id = g.id AND mr.user_id = ${userId}) AS role_ids,
+             c.guild_id AS channel_guild_id, c.type AS channel_type,
+             CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN c.parent_id ELSE c.id END AS source_id,
+             CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN p.overwrite_version ELSE c.overwrite_version END AS source_version
+      FROM guilds g
+      LEFT JOIN members m ON m.guild_id = g.id AND m.user_id = ${userId}
+      LEFT JOIN channels c ON c.id = ${channelId}::bigint
+      LEFT JOIN channels p ON p.id = c.parent_id
+      WHERE g.id = ${guildId}`.execute(db);
+    return rows[0];
+  }
+
+  private async context(guildId: string, userId: string, row: CheckRow, db: Kysely<GuildsDatabase>): Promise<GuildPermissionContext> {
+    let roles = this.roleCache.get(guildId);
+    // A member's role the cached roles do not know was created after them: reload, whatever the version says.
+    if (roles?.version !== row.guild_version || row.role_ids.some((id) => !roles?.value.has(id))) roles = await this.loadRoles(guildId, db);
+    const { timedOut, quarantined } = memberRestrictions(row.communication_disabled_until, row.member_flags ?? 0);
+    return { guildId, ownerId: row.owner_id, roles: roles.value, userId, memberRoleIds: row.role_ids, timedOut, quarantined };
+  }
+
+  /** The roles and the version they are at, read by one statement (one snapshot). */
+  private async loadRoles(guildId: string, db: Kysely<GuildsDatabase>): Promise<Versioned<ReadonlyMap<string, RoleBits>>> {
+    const { rows } = await sql<{ version: string; id: string | null; permissions: string | null }>`
+      SELECT g.permission_version AS version, r.id, r.permissions
+      FROM guilds g LEFT JOIN roles r ON r.guild_id = g.id
+      WHERE g.id = ${guildId}`.execute(db);
+    const value = new Map<string, RoleBits>();
+    for (const r of rows) if (r.id !== null && r.permissions !== null) value.set(r.id, { id: r.id, permissions: BigInt(r.permissions) });
+    const entry = { version: rows[0]?.version ?? '', value };
+    remember(this.roleCache, guildId, entry);
+    return entry;
+  }
+
+  private async overwriteIndex(
+    sourceId: string,
+    version: string | null,
+    guildId: string,
+    db: Kysely<GuildsDatabase>,
+  ): Promise<OverwriteIndex> {
+    const cached = this.overwriteCache.get(sourceId);
+    if (cached && cached.version === version) return cached.value;
+    const { rows } = await sql<{
+      version: string;
+      target_id: string | null;
+      type: number | null;
+      allow: string | null;
+      deny: string | null;
+    }>`
+      SELECT c.overwrite_version AS version, o.target_id, o.type, o.allow, o.deny
+      FROM channels c LEFT JOIN permission_overwrites o ON o.channel_id = c.id
+      WHERE c.id = ${sourceId}`.execute(db);
+    const overwrites: Overwrite[] = [];
+    for (const o of rows) {
+      if (o.target_id === null || o.type === null || o.allow === null || o.deny === null) continue;
+      overwrites.push({ id: o.target_id, type: o.type, allow: BigInt(o.allow), deny: BigInt(o.deny) });
+    }
+    const index = indexOverwrites(overwrites, guildId);
+    // A thread whose parent is gone has no overwrites and nothing to cache.
+    if (rows[0]) remember(this.overwriteCache, sourceId, { version: rows[0].version, value: index });
+    return index;
+  }
+}
+
+/** Bounded: the oldest entry goes first (a Map iterates in insertion order; a refresh moves an entry to the end). */
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  cache.delete(key);
+  cache.set(key, value);
+  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
 }
 
 export const ChannelType = {
