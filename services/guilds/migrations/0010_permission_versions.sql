@@ -56,3 +56,36 @@ END $$;
 CREATE TRIGGER permission_overwrites_version
   AFTER INSERT OR UPDATE OR DELETE ON permission_overwrites
   FOR EACH ROW EXECUTE FUNCTION bump_channel_overwrite_version();
+
+-- The one query of a CheckPermissions call, as a function: PL/pgSQL keeps the plans of its
+-- statements for the session, so the hot path is not parsed and planned again on every call
+-- (a client-side named statement would do the same, but the query builder has none).
+-- With a channel: its guild, its type, and the channel whose overwrites apply (a thread's parent).
+CREATE FUNCTION permission_check(p_guild_id bigint, p_user_id bigint, p_channel_id bigint)
+RETURNS TABLE (
+  owner_id bigint,
+  guild_version bigint,
+  is_member boolean,
+  timed_out boolean,
+  member_flags integer,
+  role_ids bigint[],
+  channel_guild_id bigint,
+  channel_type smallint,
+  source_id bigint,
+  source_version bigint
+) LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  SELECT g.owner_id, g.permission_version,
+         m.user_id IS NOT NULL, COALESCE(m.communication_disabled_until > now(), false), m.flags,
+         ARRAY(SELECT mr.role_id FROM member_roles mr WHERE mr.guild_id = p_guild_id AND mr.user_id = p_user_id),
+         c.guild_id, c.type,
+         CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN c.parent_id ELSE c.id END,
+         CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN p.overwrite_version ELSE c.overwrite_version END
+  FROM guilds g
+  LEFT JOIN members m ON m.guild_id = g.id AND m.user_id = p_user_id
+  LEFT JOIN channels c ON c.id = p_channel_id
+  LEFT JOIN channels p ON p.id = c.parent_id
+  WHERE g.id = p_guild_id;
+END $$;

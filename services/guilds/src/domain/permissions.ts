@@ -164,6 +164,8 @@ export function indexOverwrites(overwrites: readonly Overwrite[], guildId: strin
 
 const EMPTY_OVERWRITES: OverwriteIndex = { everyone: undefined, byTarget: new Map() };
 
+export const isQuarantined = (memberFlags: number): boolean => (memberFlags & QUARANTINE_MEMBER_FLAGS) !== 0;
+
 /** Whether a member's timeout or quarantine applies now. */
 export function memberRestrictions(
   communicationDisabledUntil: Date | null,
@@ -172,7 +174,7 @@ export function memberRestrictions(
 ): { timedOut: boolean; quarantined: boolean } {
   return {
     timedOut: communicationDisabledUntil !== null && communicationDisabledUntil.getTime() > now,
-    quarantined: (flags & QUARANTINE_MEMBER_FLAGS) !== 0,
+    quarantined: isQuarantined(flags),
   };
 }
 

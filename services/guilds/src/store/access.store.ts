@@ -3,7 +3,7 @@ import {
   basePermissions,
   computeChannelPermissions,
   indexOverwrites,
-  memberRestrictions,
+  isQuarantined,
   type GuildPermissionContext,
   type Overwrite,
   type OverwriteIndex,
@@ -51,7 +51,8 @@ interface CheckRow {
   owner_id: string;
   guild_version: string;
   is_member: boolean;
-  communication_disabled_until: Date | null;
+  /** `communication_disabled_until` is in the future (by the database's clock, which wrote it). */
+  timed_out: boolean;
   member_flags: number | null;
   role_ids: string[];
   channel_guild_id: string | null;
@@ -129,25 +130,14 @@ export class PgAccess {
     return { channel, guild, member: true, permissions: computeChannelPermissions(ctx, overwrites, channel.type) };
   }
 
-  /** The one query of a check. No row: no such guild. */
+  /** The one query of a check (migration 0010's permission_check). No row: no such guild. */
   private async checkRow(
     guildId: string,
     userId: string,
     channelId: string | null,
     db: Kysely<GuildsDatabase>,
   ): Promise<CheckRow | undefined> {
-    const { rows } = await sql<CheckRow>`
-      SELECT g.owner_id, g.permission_version AS guild_version,
-             m.user_id IS NOT NULL AS is_member, m.communication_disabled_until, m.flags AS member_flags,
-             ARRAY(SELECT mr.role_id FROM member_roles mr WHERE mr.guild_id = g.id AND mr.user_id = ${userId}) AS role_ids,
-             c.guild_id AS channel_guild_id, c.type AS channel_type,
-             CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN c.parent_id ELSE c.id END AS source_id,
-             CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN p.overwrite_version ELSE c.overwrite_version END AS source_version
-      FROM guilds g
-      LEFT JOIN members m ON m.guild_id = g.id AND m.user_id = ${userId}
-      LEFT JOIN channels c ON c.id = ${channelId}::bigint
-      LEFT JOIN channels p ON p.id = c.parent_id
-      WHERE g.id = ${guildId}`.execute(db);
+    const { rows } = await sql<CheckRow>`SELECT * FROM permission_check(${guildId}, ${userId}, ${channelId})`.execute(db);
     return rows[0];
   }
 
@@ -155,8 +145,16 @@ export class PgAccess {
     let roles = this.roleCache.get(guildId);
     // A member's role the cached roles do not know was created after them: reload, whatever the version says.
     if (roles?.version !== row.guild_version || row.role_ids.some((id) => !roles?.value.has(id))) roles = await this.loadRoles(guildId, db);
-    const { timedOut, quarantined } = memberRestrictions(row.communication_disabled_until, row.member_flags ?? 0);
-    return { guildId, ownerId: row.owner_id, roles: roles.value, userId, memberRoleIds: row.role_ids, timedOut, quarantined };
+    const quarantined = isQuarantined(row.member_flags ?? 0);
+    return {
+      guildId,
+      ownerId: row.owner_id,
+      roles: roles.value,
+      userId,
+      memberRoleIds: row.role_ids,
+      timedOut: row.timed_out,
+      quarantined,
+    };
   }
 
   /** The roles and the version they are at, read by one statement (one snapshot). */
