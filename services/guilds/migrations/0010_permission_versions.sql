@@ -57,12 +57,15 @@ CREATE TRIGGER permission_overwrites_version
   AFTER INSERT OR UPDATE OR DELETE ON permission_overwrites
   FOR EACH ROW EXECUTE FUNCTION bump_channel_overwrite_version();
 
--- The one query of a CheckPermissions call, as a function: PL/pgSQL keeps the plans of its
--- statements for the session, so the hot path is not parsed and planned again on every call
--- (a client-side named statement would do the same, but the query builder has none).
--- With a channel: its guild, its type, and the channel whose overwrites apply (a thread's parent).
-CREATE FUNCTION permission_check(p_guild_id bigint, p_user_id bigint, p_channel_id bigint)
+-- The one query of CheckPermissions, as a function: PL/pgSQL keeps the plans of its statements
+-- for the session, so the hot path is not parsed and planned again on every call (a client-side
+-- named statement would do the same, but the query builder has none). It answers several checks
+-- at once (the service batches the checks that arrive together): element i of the arrays is one
+-- check, answered by the row with idx i (none when the guild does not exist). With a channel: its
+-- guild, its type, and the channel whose overwrites apply (a thread's parent).
+CREATE FUNCTION permission_checks(p_guild_ids bigint[], p_user_ids bigint[], p_channel_ids bigint[])
 RETURNS TABLE (
+  idx bigint,
   owner_id bigint,
   guild_version bigint,
   is_member boolean,
@@ -77,15 +80,15 @@ RETURNS TABLE (
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
-  SELECT g.owner_id, g.permission_version,
+  SELECT r.idx, g.owner_id, g.permission_version,
          m.user_id IS NOT NULL, COALESCE(m.communication_disabled_until > now(), false), m.flags,
-         ARRAY(SELECT mr.role_id FROM member_roles mr WHERE mr.guild_id = p_guild_id AND mr.user_id = p_user_id),
+         ARRAY(SELECT mr.role_id FROM member_roles mr WHERE mr.guild_id = r.guild_id AND mr.user_id = r.user_id),
          c.guild_id, c.type,
          CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN c.parent_id ELSE c.id END,
          CASE WHEN c.type IN (10, 11, 12) AND c.parent_id IS NOT NULL THEN p.overwrite_version ELSE c.overwrite_version END
-  FROM guilds g
-  LEFT JOIN members m ON m.guild_id = g.id AND m.user_id = p_user_id
-  LEFT JOIN channels c ON c.id = p_channel_id
-  LEFT JOIN channels p ON p.id = c.parent_id
-  WHERE g.id = p_guild_id;
+  FROM unnest(p_guild_ids, p_user_ids, p_channel_ids) WITH ORDINALITY AS r (guild_id, user_id, channel_id, idx)
+  JOIN guilds g ON g.id = r.guild_id
+  LEFT JOIN members m ON m.guild_id = r.guild_id AND m.user_id = r.user_id
+  LEFT JOIN channels c ON c.id = r.channel_id
+  LEFT JOIN channels p ON p.id = c.parent_id;
 END $$;

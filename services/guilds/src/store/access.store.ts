@@ -46,6 +46,17 @@ interface Versioned<T> {
   value: T;
 }
 
+interface CheckKey {
+  guildId: string;
+  userId: string;
+  channelId: string | null;
+}
+
+interface WaitingCheck extends CheckKey {
+  resolve: (row: CheckRow | undefined) => void;
+  reject: (err: unknown) => void;
+}
+
 /** One row of the per-check query: the member, the versions of what the caches hold, the channel. */
 interface CheckRow {
   owner_id: string;
@@ -77,6 +88,8 @@ const isId = (value: string): boolean => SNOWFLAKE.test(value) && BigInt(value) 
 export class PgAccess {
   private readonly roleCache = new Map<string, Versioned<ReadonlyMap<string, RoleBits>>>();
   private readonly overwriteCache = new Map<string, Versioned<OverwriteIndex>>();
+  private batch: WaitingCheck[] = [];
+  private readonly loads = new Map<string, Promise<unknown>>();
 
   constructor(private readonly db: Kysely<GuildsDatabase>) {}
 
@@ -130,21 +143,34 @@ export class PgAccess {
     return { channel, guild, member: true, permissions: computeChannelPermissions(ctx, overwrites, channel.type) };
   }
 
-  /** The one query of a check (migration 0010's permission_check). No row: no such guild. */
-  private async checkRow(
-    guildId: string,
-    userId: string,
-    channelId: string | null,
-    db: Kysely<GuildsDatabase>,
-  ): Promise<CheckRow | undefined> {
-    const { rows } = await sql<CheckRow>`SELECT * FROM permission_check(${guildId}, ${userId}, ${channelId})`.execute(db);
-    return rows[0];
+  /**
+   * The one query of a check (migration 0010's permission_checks). No row: no such guild. Outside
+   * a transaction, the checks that arrive together share one query: each is asked after it
+   * arrived, so batching never answers from older data than a query of its own would.
+   */
+  private checkRow(guildId: string, userId: string, channelId: string | null, db: Kysely<GuildsDatabase>): Promise<CheckRow | undefined> {
+    if (db !== this.db) return queryCheckRows(db, [{ guildId, userId, channelId }]).then((rows) => rows[0]);
+    return new Promise((resolve, reject) => {
+      this.batch.push({ guildId, userId, channelId, resolve, reject });
+      if (this.batch.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    this.batch = [];
+    queryCheckRows(this.db, batch).then(
+      (rows) => batch.forEach((waiting, i) => waiting.resolve(rows[i])),
+      (err: unknown) => batch.forEach((waiting) => waiting.reject(err)),
+    );
   }
 
   private async context(guildId: string, userId: string, row: CheckRow, db: Kysely<GuildsDatabase>): Promise<GuildPermissionContext> {
     let roles = this.roleCache.get(guildId);
     // A member's role the cached roles do not know was created after them: reload, whatever the version says.
-    if (roles?.version !== row.guild_version || row.role_ids.some((id) => !roles?.value.has(id))) roles = await this.loadRoles(guildId, db);
+    if (roles?.version !== row.guild_version || row.role_ids.some((id) => !roles?.value.has(id))) {
+      roles = await this.once(`roles:${guildId}`, row.guild_version, db, () => this.loadRoles(guildId, db));
+    }
     const quarantined = isQuarantined(row.member_flags ?? 0);
     return {
       guildId,
@@ -155,6 +181,34 @@ export class PgAccess {
       timedOut: row.timed_out,
       quarantined,
     };
+  }
+
+  /**
+   * One load at a time per key: checks that arrive together after a change share the load instead
+   * of each taking a connection. A load already under way serves a check only when it read the
+   * very version the check saw; one that started earlier may predate the change, so the check
+   * loads again. (Inside a transaction, nothing is shared.)
+   */
+  private async once<T extends { version?: string }>(
+    key: string,
+    version: string | null,
+    db: Kysely<GuildsDatabase>,
+    load: () => Promise<T>,
+  ): Promise<T> {
+    if (db !== this.db) return load();
+    const running = this.loads.get(key) as Promise<T> | undefined;
+    if (running) {
+      // A load that failed is this check's to retry.
+      const loaded = await running.catch(() => undefined);
+      if (loaded !== undefined && loaded.version === version) return loaded;
+    }
+    const promise = load();
+    this.loads.set(key, promise);
+    try {
+      return await promise;
+    } finally {
+      if (this.loads.get(key) === promise) this.loads.delete(key);
+    }
   }
 
   /** The roles and the version they are at, read by one statement (one snapshot). */
@@ -178,6 +232,14 @@ export class PgAccess {
   ): Promise<OverwriteIndex> {
     const cached = this.overwriteCache.get(sourceId);
     if (cached && cached.version === version) return cached.value;
+    return this.once(`overwrites:${sourceId}`, version, db, () => this.loadOverwrites(sourceId, guildId, db));
+  }
+
+  private async loadOverwrites(
+    sourceId: string,
+    guildId: string,
+    db: Kysely<GuildsDatabase>,
+  ): Promise<OverwriteIndex & { version?: string }> {
     const { rows } = await sql<{
       version: string;
       target_id: string | null;
@@ -196,8 +258,20 @@ export class PgAccess {
     const index = indexOverwrites(overwrites, guildId);
     // A thread whose parent is gone has no overwrites and nothing to cache.
     if (rows[0]) remember(this.overwriteCache, sourceId, { version: rows[0].version, value: index });
-    return index;
+    return rows[0] ? { ...index, version: rows[0].version } : index;
   }
+}
+
+/** The rows of these checks, in their order (undefined: no such guild). */
+async function queryCheckRows(db: Kysely<GuildsDatabase>, checks: readonly CheckKey[]): Promise<(CheckRow | undefined)[]> {
+  const guildIds = checks.map((c) => c.guildId);
+  const userIds = checks.map((c) => c.userId);
+  const channelIds = checks.map((c) => c.channelId);
+  const { rows } = await sql<CheckRow & { idx: string }>`
+    SELECT * FROM permission_checks(${guildIds}::bigint[], ${userIds}::bigint[], ${channelIds}::bigint[])`.execute(db);
+  const byCheck = new Array<CheckRow | undefined>(checks.length);
+  for (const row of rows) byCheck[Number(row.idx) - 1] = row;
+  return byCheck;
 }
 
 /** Bounded: the oldest entry goes first (a Map iterates in insertion order; a refresh moves an entry to the end). */
