@@ -74,6 +74,8 @@ interface CheckRow {
 }
 
 const MAX_CACHED = 10_000;
+/** Checks answered by one query at most: a burst larger than this is split. */
+const MAX_BATCH = 256;
 const SNOWFLAKE = /^\d{1,19}$/;
 const isId = (value: string): boolean => SNOWFLAKE.test(value) && BigInt(value) <= 0x7fff_ffff_ffff_ffffn;
 
@@ -153,11 +155,13 @@ export class PgAccess {
     return new Promise((resolve, reject) => {
       this.batch.push({ guildId, userId, channelId, resolve, reject });
       if (this.batch.length === 1) setImmediate(() => this.flush());
+      else if (this.batch.length >= MAX_BATCH) this.flush();
     });
   }
 
   private flush(): void {
     const batch = this.batch;
+    if (batch.length === 0) return;
     this.batch = [];
     queryCheckRows(this.db, batch).then(
       (rows) => batch.forEach((waiting, i) => waiting.resolve(rows[i])),
