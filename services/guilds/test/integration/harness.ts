@@ -93,6 +93,16 @@ export function api<T = Body>(
   });
 }
 
+/** Sends a raw (possibly broken) JSON body through the edge. */
+export async function sendRaw(stack: GuildsStack, user: { token: string }, method: string, path: string, body: string) {
+  const res = await fetch(`${stack.base}/api/v9${path}`, {
+    method,
+    headers: { authorization: user.token, 'content-type': 'application/json' },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as Body };
+}
+
 /** Creates a guild as `owner` and returns its object (throws unless 201). */
 export async function createGuild(stack: GuildsStack, owner: GuildsUser, name = 'test guild'): Promise<Body> {
   const res = await api(stack, owner, 'POST', '/guilds', { name });
