@@ -1,15 +1,16 @@
 import { ApiError } from '@kith/platform';
 import type { Updateable } from 'kysely';
-import { guildsStore, type Tx, type MemberRow } from '../store/guilds.store.js';
+import { guildsStore, type Tx } from '../store/guilds.store.js';
+import { membersStore, type MemberRow } from '../store/members.store.js';
 import type { MembersTable } from '../store/schema.js';
 import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireOutranks, requirePermission, type Actor } from './guild.guard.js';
 import { renderBan, renderMember } from './guild.view.js';
-import { removeMember } from './membership.js';
+import { removeMember } from './membership.service.js';
 import { Permission } from './permissions.js';
-import { unknownUser, usersById } from './users.js';
+import { unknownUser, usersById } from './user.directory.js';
 
 export interface MemberChanges {
   nick?: string | null;
@@ -25,7 +26,7 @@ export class MembersService {
 
   async list(userId: string, guildId: string, after: string | null, limit: number) {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const members = await guildsStore.members(this.deps.db, guildId, after, limit);
+    const members = await membersStore.members(this.deps.db, guildId, after, limit);
     const users = await usersById(
       this.deps.auth,
       members.map((m) => m.user_id),
@@ -35,7 +36,7 @@ export class MembersService {
 
   async get(userId: string, guildId: string, targetId: string) {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const member = await guildsStore.member(this.deps.db, guildId, targetId);
+    const member = await membersStore.member(this.deps.db, guildId, targetId);
     if (!member) throw guildErrors.unknownMember();
     return this.render(member);
   }
@@ -47,7 +48,7 @@ export class MembersService {
    */
   async update(userId: string, guildId: string, targetId: string, changes: MemberChanges) {
     return this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await guildsStore.member(trx, guildId, targetId);
+      const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       const self = targetId === userId;
       const columns: Updateable<MembersTable> = {};
@@ -73,7 +74,7 @@ export class MembersService {
       if (changes.mute !== undefined) columns.mute = changes.mute;
       if (changes.deaf !== undefined) columns.deaf = changes.deaf;
       if (changes.communication_disabled_until !== undefined) columns.communication_disabled_until = changes.communication_disabled_until;
-      await guildsStore.updateMember(trx, guildId, targetId, columns);
+      await membersStore.updateMember(trx, guildId, targetId, columns);
       if (changes.roles !== undefined) await this.setRoles(trx, actor, member, changes.roles);
       return this.emitUpdate(trx, guildId, targetId);
     });
@@ -81,7 +82,7 @@ export class MembersService {
 
   async addRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
     await this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await guildsStore.member(trx, guildId, targetId);
+      const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       if (member.role_ids.includes(roleId)) {
         if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
@@ -94,7 +95,7 @@ export class MembersService {
 
   async removeRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
     await this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await guildsStore.member(trx, guildId, targetId);
+      const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
       if (!member.role_ids.includes(roleId)) return;
@@ -116,7 +117,7 @@ export class MembersService {
       guildId,
       async (trx, actor) => {
         requirePermission(actor, Permission.KICK_MEMBERS);
-        const member = await guildsStore.member(trx, guildId, targetId);
+        const member = await membersStore.member(trx, guildId, targetId);
         if (!member) throw guildErrors.unknownMember();
         requireOutranks(actor, targetId, member.role_ids);
         await removeMember(this.deps, trx, guildId, targetId, user);
@@ -130,7 +131,7 @@ export class MembersService {
   async bans(userId: string, guildId: string, page: { before?: string; after?: string; limit: number }) {
     const actor = await actorIn(this.deps.db, this.deps.access, guildId, userId);
     requirePermission(actor, Permission.BAN_MEMBERS);
-    const bans = await guildsStore.bans(this.deps.db, guildId, page);
+    const bans = await membersStore.bans(this.deps.db, guildId, page);
     const users = await usersById(
       this.deps.auth,
       bans.map((b) => b.user_id),
@@ -141,7 +142,7 @@ export class MembersService {
   async ban(userId: string, guildId: string, targetId: string) {
     const actor = await actorIn(this.deps.db, this.deps.access, guildId, userId);
     requirePermission(actor, Permission.BAN_MEMBERS);
-    const ban = await guildsStore.ban(this.deps.db, guildId, targetId);
+    const ban = await membersStore.ban(this.deps.db, guildId, targetId);
     if (!ban) throw guildErrors.unknownBan();
     return renderBan(ban, (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId));
   }
@@ -155,10 +156,10 @@ export class MembersService {
       guildId,
       async (trx, actor) => {
         requirePermission(actor, Permission.BAN_MEMBERS);
-        const member = await guildsStore.member(trx, guildId, targetId);
+        const member = await membersStore.member(trx, guildId, targetId);
         if (targetId === actor.ownerId || targetId === userId) throw ApiError.of('MISSING_PERMISSIONS');
         if (member) requireOutranks(actor, targetId, member.role_ids);
-        if (!(await guildsStore.insertBan(trx, { guild_id: guildId, user_id: targetId, reason }))) return;
+        if (!(await membersStore.insertBan(trx, { guild_id: guildId, user_id: targetId, reason }))) return;
         if (member) await removeMember(this.deps, trx, guildId, targetId, user);
         await this.deps.outbox.enqueue(trx, [
           { name: 'GUILD_BAN_ADD', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
@@ -172,7 +173,7 @@ export class MembersService {
     const user = (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
       requirePermission(actor, Permission.BAN_MEMBERS);
-      if (!(await guildsStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
+      if (!(await membersStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
       await this.deps.outbox.enqueue(trx, [
         { name: 'GUILD_BAN_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
       ]);
@@ -193,12 +194,12 @@ export class MembersService {
       requireAbove(actor, role.position);
       if (role.managed) throw ApiError.of('MISSING_PERMISSIONS');
     }
-    await guildsStore.addMemberRoles(trx, actor.guildId, member.user_id, added);
-    await guildsStore.removeMemberRoles(trx, actor.guildId, member.user_id, removed);
+    await membersStore.addMemberRoles(trx, actor.guildId, member.user_id, added);
+    await membersStore.removeMemberRoles(trx, actor.guildId, member.user_id, removed);
   }
 
   private async emitUpdate(trx: Tx, guildId: string, targetId: string) {
-    const body = await this.render((await guildsStore.member(trx, guildId, targetId))!);
+    const body = await this.render((await membersStore.member(trx, guildId, targetId))!);
     await this.deps.outbox.enqueue(trx, [
       { name: 'GUILD_MEMBER_UPDATE', audience: { guilds: [guildId] }, data: { ...body, guild_id: guildId } },
     ]);
@@ -217,7 +218,7 @@ export class MembersService {
    */
   private inGuild<T>(userId: string, guildId: string, fn: (trx: Tx, actor: Actor) => Promise<T>, removing?: string): Promise<T> {
     return this.deps.db.transaction().execute(async (trx) => {
-      if (removing) await guildsStore.lockUserMemberships(trx, removing);
+      if (removing) await membersStore.lockUserMemberships(trx, removing);
       if (!(await guildsStore.lockGuild(trx, guildId))) throw ApiError.of('UNKNOWN_GUILD');
       return fn(trx, await actorIn(trx, this.deps.access, guildId, userId));
     });
