@@ -100,12 +100,15 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
       ]);
       const users = await usersById(deps.auth, [userId, ...privateChannels.flatMap((c) => c.recipientIds)]);
       const self = users.get(userId) ?? unknownUser(userId);
-      const guilds = [];
-      for (const guildId of guildIds) {
-        const [guild, member] = await Promise.all([guildsStore.guild(db, guildId), membersStore.member(db, guildId, userId)]);
-        // Left or deleted between the two reads: not in READY.
-        if (guild && member) guilds.push(await renderGuildFor(db, guild, member, self));
-      }
+      // Concurrent renders: the pool bounds how many run at once.
+      const rendered = await Promise.all(
+        guildIds.map(async (guildId) => {
+          const [guild, member] = await Promise.all([guildsStore.guild(db, guildId), membersStore.member(db, guildId, userId)]);
+          // Left or deleted between the reads: not in READY.
+          return guild && member ? renderGuildFor(db, guild, member, self) : undefined;
+        }),
+      );
+      const guilds = rendered.filter((g) => g !== undefined);
       const channels = privateChannels.map(({ channel, recipientIds }) =>
         renderChannel(
           channel,
