@@ -38,7 +38,7 @@ export class MembersService {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
     const member = await membersStore.member(this.deps.db, guildId, targetId);
     if (!member) throw guildErrors.unknownMember();
-    return this.render(member);
+    return renderMember(member, await this.userOf(targetId));
   }
 
   /**
@@ -47,6 +47,7 @@ export class MembersService {
    * MODERATE_MEMBERS. Acting on someone else needs rank over them.
    */
   async update(userId: string, guildId: string, targetId: string, changes: MemberChanges) {
+    const user = await this.userOf(targetId);
     return this.inGuild(userId, guildId, async (trx, actor) => {
       const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
@@ -75,12 +76,14 @@ export class MembersService {
       if (changes.deaf !== undefined) columns.deaf = changes.deaf;
       if (changes.communication_disabled_until !== undefined) columns.communication_disabled_until = changes.communication_disabled_until;
       await membersStore.updateMember(trx, guildId, targetId, columns);
-      if (changes.roles !== undefined) await this.setRoles(trx, actor, member, changes.roles);
-      return this.emitUpdate(trx, guildId, targetId);
+      const rolesChanged = changes.roles !== undefined && (await this.setRoles(trx, actor, member, changes.roles));
+      if (Object.keys(columns).length === 0 && !rolesChanged) return renderMember(member, user);
+      return this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 
   async addRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    const user = await this.userOf(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
       const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
@@ -88,24 +91,19 @@ export class MembersService {
         if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
         return;
       }
-      await this.setRoles(trx, actor, member, [...member.role_ids, roleId]);
-      await this.emitUpdate(trx, guildId, targetId);
+      if (await this.setRoles(trx, actor, member, [...member.role_ids, roleId])) await this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 
   async removeRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    const user = await this.userOf(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
       const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
       if (!member.role_ids.includes(roleId)) return;
-      await this.setRoles(
-        trx,
-        actor,
-        member,
-        member.role_ids.filter((id) => id !== roleId),
-      );
-      await this.emitUpdate(trx, guildId, targetId);
+      const remaining = member.role_ids.filter((id) => id !== roleId);
+      if (await this.setRoles(trx, actor, member, remaining)) await this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 
@@ -181,7 +179,7 @@ export class MembersService {
   }
 
   /** Sets a member's roles to `wanted`: each one added or removed must be a guild role below the actor. */
-  private async setRoles(trx: Tx, actor: Actor, member: MemberRow, wanted: readonly string[]): Promise<void> {
+  private async setRoles(trx: Tx, actor: Actor, member: MemberRow, wanted: readonly string[]): Promise<boolean> {
     requirePermission(actor, Permission.MANAGE_ROLES);
     const byId = new Map(actor.roles.map((r) => [r.id, r]));
     const target = new Set(wanted.filter((id) => id !== actor.guildId));
@@ -196,19 +194,20 @@ export class MembersService {
     }
     await membersStore.addMemberRoles(trx, actor.guildId, member.user_id, added);
     await membersStore.removeMemberRoles(trx, actor.guildId, member.user_id, removed);
+    return added.length + removed.length > 0;
   }
 
-  private async emitUpdate(trx: Tx, guildId: string, targetId: string) {
-    const body = await this.render((await membersStore.member(trx, guildId, targetId))!);
+  /** Announces the member as they now are; `user` is fetched before the transaction, not while it holds locks. */
+  private async emitUpdate(trx: Tx, guildId: string, targetId: string, user: PartialUser) {
+    const body = renderMember((await membersStore.member(trx, guildId, targetId))!, user);
     await this.deps.outbox.enqueue(trx, [
       { name: 'GUILD_MEMBER_UPDATE', audience: { guilds: [guildId] }, data: { ...body, guild_id: guildId } },
     ]);
     return body;
   }
 
-  private async render(member: MemberRow) {
-    const user: PartialUser = (await usersById(this.deps.auth, [member.user_id])).get(member.user_id) ?? unknownUser(member.user_id);
-    return renderMember(member, user);
+  private async userOf(userId: string): Promise<PartialUser> {
+    return (await usersById(this.deps.auth, [userId])).get(userId) ?? unknownUser(userId);
   }
 
   /**
