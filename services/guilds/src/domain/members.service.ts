@@ -82,28 +82,27 @@ export class MembersService {
     });
   }
 
+  /** PUT a role on a member; already having it is not an error. */
   async addRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
-    const user = await this.userOf(targetId);
-    await this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await membersStore.member(trx, guildId, targetId);
-      if (!member) throw guildErrors.unknownMember();
-      if (member.role_ids.includes(roleId)) {
-        if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
-        return;
-      }
-      if (await this.setRoles(trx, actor, member, [...member.role_ids, roleId])) await this.emitUpdate(trx, guildId, targetId, user);
-    });
+    await this.changeRole(userId, guildId, targetId, roleId, (ids) => [...ids, roleId]);
   }
 
+  /** DELETE a role from a member; not having it is not an error. */
   async removeRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    await this.changeRole(userId, guildId, targetId, roleId, (ids) => ids.filter((id) => id !== roleId));
+  }
+
+  /** Permission, role and rank are checked whether or not the change turns out to be a no-op. */
+  private async changeRole(userId: string, guildId: string, targetId: string, roleId: string, next: (ids: string[]) => string[]) {
     const user = await this.userOf(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
+      requirePermission(actor, Permission.MANAGE_ROLES);
+      const role = actor.roles.find((r) => r.id === roleId);
+      if (!role || role.id === guildId) throw guildErrors.unknownRole();
+      requireAbove(actor, role.position);
       const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
-      if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
-      if (!member.role_ids.includes(roleId)) return;
-      const remaining = member.role_ids.filter((id) => id !== roleId);
-      if (await this.setRoles(trx, actor, member, remaining)) await this.emitUpdate(trx, guildId, targetId, user);
+      if (await this.setRoles(trx, actor, member, [...new Set(next(member.role_ids))])) await this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 

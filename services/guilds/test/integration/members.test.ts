@@ -110,6 +110,10 @@ describe('editing members', () => {
     const patched = await api(stack, mod, 'PATCH', `/guilds/${guild.id}/members/${member.userId}`, { roles: [] });
     expect(patched.body.roles).toEqual([]);
     expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/${low.id}`)).status).toBe(204);
+    expect((await api(stack, member, 'DELETE', `/guilds/${guild.id}/members/${mod.userId}/roles/${low.id}`)).body.code).toBe(50013);
+    expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/1234`)).body.code).toBe(10011);
+    expect((await api(stack, outsider, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/${low.id}`)).body.code).toBe(10004);
+    expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/abc/roles/${low.id}`)).body.code).toBe(50035);
     const bad = await api(stack, mod, 'PATCH', `/guilds/${guild.id}/members/${member.userId}`, { roles: 'all' });
     expect(bad.body.errors.roles._errors[0].code).toBe('LIST_TYPE_CONVERT');
   });

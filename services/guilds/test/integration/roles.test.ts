@@ -98,13 +98,13 @@ describe('creating roles', () => {
     expect(anything.status).toBe(200);
   });
 
-  it('when a guild has 250 roles, then another answers 30005', async () => {
+  it('when a guild has 250 roles, then another answers 30005, and concurrent creates never pass the cap', async () => {
     const guild = await createGuild(stack, owner);
-    // 249 roles besides @everyone, written directly: the cap is what is under test, not 249 requests.
+    // 247 roles besides @everyone, written directly: the cap is under test, not 247 requests.
     await stack.db
       .insertInto('roles')
       .values(
-        Array.from({ length: 249 }, (_, i) => ({
+        Array.from({ length: 247 }, (_, i) => ({
           id: testIds.next(),
           guild_id: guild.id,
           name: `r${i}`,
@@ -113,9 +113,15 @@ describe('creating roles', () => {
         })),
       )
       .execute();
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: `race ${i}` })),
+    );
+    expect(racing.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(racing.filter((r) => r.status === 400).every((r) => r.body.code === 30005)).toBe(true);
     const full = await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'one too many' });
     expect(full.status).toBe(400);
-    expect(full.body.code).toBe(30005);
+    expect(full.body).toMatchObject({ code: 30005, message: 'Maximum number of guild roles reached (250)' });
+    expect((await api(stack, owner, 'GET', `/guilds/${guild.id}/roles`)).body).toHaveLength(250);
   });
 });
 
