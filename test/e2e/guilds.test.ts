@@ -1,6 +1,7 @@
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { describe, expect, inject, it } from 'vitest';
 import { api, newUser } from './client.js';
+import { GatewayClient } from './ws-client.js';
 
 /** @discordjs/rest as a bot library uses it, pointed at the edge. */
 const restFor = (token: string) => new REST({ api: `${inject('gatewayOrigin')}/api`, version: '10' }).setToken(token);
@@ -68,5 +69,25 @@ describe('guilds through the real gateway', () => {
       code: 50035,
       errors: { name: { _errors: [expect.objectContaining({ code: 'BASE_TYPE_BAD_LENGTH' })] } },
     });
+  });
+
+  it('when a connected user creates a guild, then their socket receives GUILD_CREATE with the guild, its channels and their member', async () => {
+    const { token } = await newUser();
+    const ws = await GatewayClient.connect(token);
+    try {
+      const guild = (await restFor(token).post('/guilds', { body: { name: 'live guild' } })) as Guild;
+      const isTheGuild = (d: { t?: string | null; d: unknown }) => d.t === 'GUILD_CREATE' && (d.d as { id?: string }).id === guild.id;
+      await ws.takeThrough(isTheGuild);
+      const created = ws.dispatches().find(isTheGuild)!;
+      expect(created.d).toMatchObject({
+        id: guild.id,
+        name: 'live guild',
+        member_count: 1,
+        channels: [expect.objectContaining({ id: guild.system_channel_id, name: 'general' })],
+        members: [expect.objectContaining({ user: expect.objectContaining({ id: ws.ready.d.user.id }) })],
+      });
+    } finally {
+      ws.close();
+    }
   });
 });
