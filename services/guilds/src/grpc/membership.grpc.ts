@@ -11,9 +11,12 @@ import { rolesStore } from '../store/roles.store.js';
 
 const MAX_PAGE = 1000;
 
+/** A snowflake a row can have: PostgreSQL bigint is signed. */
+const isRowId = (v: string): boolean => isSnowflake(v) && BigInt(v) < 2n ** 63n;
+
 function ids(...values: string[]): void {
   for (const v of values)
-    if (!isSnowflake(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
+    if (!isRowId(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
 }
 
 const toMember = (m: MemberRow) => ({
@@ -83,7 +86,7 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
     async listGuildMemberIds({ guildId, after, limit }) {
       ids(guildId);
       const page = Math.min(Math.max(limit || MAX_PAGE, 1), MAX_PAGE);
-      return { userIds: await membersStore.memberIds(db, guildId, after && isSnowflake(after) ? after : null, page) };
+      return { userIds: await membersStore.memberIds(db, guildId, after && isRowId(after) ? after : null, page) };
     },
 
     async listMutualGuildIds({ userId, otherUserId }) {

@@ -3,6 +3,14 @@ import { z } from 'zod';
 import { lengthString, parse, snowflakeField } from '@kith/platform';
 import { parseBits } from '../domain/permissions.js';
 
+/**
+ * Ids are snowflakes stored as PostgreSQL bigint (signed): one past 2^63 - 1 is a valid snowflake
+ * shape but no row can have it, and the database would refuse to even compare it.
+ */
+const idField = snowflakeField.refine((v) => !/^\d{1,20}$/.test(v) || BigInt(v) < 2n ** 63n, {
+  params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' },
+});
+
 const choices = (values: readonly number[]) => ({
   params: { code: 'BASE_TYPE_CHOICES', message: `Value must be one of {${values.join(', ')}}.` },
 });
@@ -70,11 +78,11 @@ export const createGuildBody = z.object({
 export const updateGuildBody = z.object({
   name: trimmed(2, 100).optional(),
   ...guildSettings,
-  afk_channel_id: snowflakeField.nullish(),
-  system_channel_id: snowflakeField.nullish(),
-  rules_channel_id: snowflakeField.nullish(),
-  public_updates_channel_id: snowflakeField.nullish(),
-  owner_id: snowflakeField.optional(),
+  afk_channel_id: idField.nullish(),
+  system_channel_id: idField.nullish(),
+  rules_channel_id: idField.nullish(),
+  public_updates_channel_id: idField.nullish(),
+  owner_id: idField.optional(),
 });
 
 export const withCountsQuery = z.object({
@@ -87,14 +95,14 @@ export const withCountsQuery = z.object({
 const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 export const userGuildsQuery = withCountsQuery.extend({
-  before: snowflakeField.optional(),
-  after: snowflakeField.optional(),
+  before: idField.optional(),
+  after: idField.optional(),
   limit: limitOf(200, 200),
 });
 
-export const membersQuery = z.object({ after: snowflakeField.optional(), limit: limitOf(1000, 1) });
+export const membersQuery = z.object({ after: idField.optional(), limit: limitOf(1000, 1) });
 
-export const bansQuery = z.object({ before: snowflakeField.optional(), after: snowflakeField.optional(), limit: limitOf(1000, 1000) });
+export const bansQuery = z.object({ before: idField.optional(), after: idField.optional(), limit: limitOf(1000, 1000) });
 
 const roleSettings = {
   name: z.string().max(100).optional(),
@@ -108,11 +116,11 @@ const roleSettings = {
 
 export const roleBody = z.object(roleSettings);
 
-export const rolePositionsBody = z.array(z.object({ id: snowflakeField, position: z.number().int().min(0).nullish() })).max(250);
+export const rolePositionsBody = z.array(z.object({ id: idField, position: z.number().int().min(0).nullish() })).max(250);
 
 export const memberBody = z.object({
   nick: z.string().max(32).nullish(),
-  roles: z.array(snowflakeField).max(250).nullish(),
+  roles: z.array(idField).max(250).nullish(),
   mute: z.boolean().optional(),
   deaf: z.boolean().optional(),
   communication_disabled_until: z.iso.datetime({ offset: true }).nullish(),
@@ -128,10 +136,10 @@ export const banBody = z
   })
   .optional();
 
-export const guildParams = z.object({ guild_id: snowflakeField });
-export const roleParams = guildParams.extend({ role_id: snowflakeField });
-export const userParams = guildParams.extend({ user_id: snowflakeField });
-export const memberRoleParams = userParams.extend({ role_id: snowflakeField });
+export const guildParams = z.object({ guild_id: idField });
+export const roleParams = guildParams.extend({ role_id: idField });
+export const userParams = guildParams.extend({ user_id: idField });
+export const memberRoleParams = userParams.extend({ role_id: idField });
 
 export const guildIdOf = (req: Request): string => parse(guildParams, req.params).guild_id;
 

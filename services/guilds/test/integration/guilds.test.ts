@@ -83,6 +83,13 @@ describe('GET/PATCH/DELETE /guilds/{id}', () => {
     expect(unknown.body.code).toBe(10004);
     const notId = await api(stack, owner, 'GET', '/guilds/abc');
     expect(notId.body.code).toBe(50035);
+    // A snowflake shape beyond PostgreSQL's signed bigint is still a form error, never a 500.
+    const huge = await api(stack, owner, 'GET', '/guilds/18446744073709551615');
+    expect(huge.status).toBe(400);
+    expect(huge.body.code).toBe(50035);
+    const hugeAfter = await api(stack, owner, 'GET', `/guilds/${guild.id}/members?after=9223372036854775808`);
+    expect(hugeAfter.body.code).toBe(50035);
+    await expect(stack.grpc.getGuild({ guildId: '9223372036854775808' })).rejects.toMatchObject({ body: { code: 50035 } });
 
     await join(stack, guild.id, other);
     const counted = await api(stack, other, 'GET', `/guilds/${guild.id}?with_counts=true`);
