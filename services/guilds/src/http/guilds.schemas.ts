@@ -20,12 +20,20 @@ const oneOf = (values: readonly number[]) =>
     .int()
     .refine((v) => values.includes(v), choices(values));
 
+/** Text the database can store: PostgreSQL text refuses the NUL character. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => !v.includes('\u0000'), { params: { code: 'BASE_TYPE_INVALID', message: 'Invalid character.' } });
+
 /** Names are trimmed before their length is checked, as the platform does. */
 const trimmed = (min: number, max: number) =>
   z
     .string()
     .transform((s) => s.trim())
-    .pipe(lengthString(min, max));
+    .pipe(lengthString(min, max))
+    .pipe(text(max));
 
 /** A permission bitfield: a decimal string (or a safe integer), at most 64 bits. */
 const bitsField = z.union([z.string(), z.number().int().nonnegative()]).transform((value, ctx) => {
@@ -54,7 +62,7 @@ const guildSettings = {
   icon: imageField,
   banner: imageField,
   splash: imageField,
-  description: z.string().max(300).nullish(),
+  description: text(300).nullish(),
   verification_level: oneOf([0, 1, 2, 3, 4]).optional(),
   default_message_notifications: oneOf([0, 1]).optional(),
   explicit_content_filter: oneOf([0, 1, 2]).optional(),
@@ -65,7 +73,7 @@ const guildSettings = {
     .min(0)
     .max(2 ** 31 - 1)
     .optional(),
-  preferred_locale: z.string().min(2).max(16).optional(),
+  preferred_locale: text(16).min(2).optional(),
   premium_progress_bar_enabled: z.boolean().optional(),
 };
 
@@ -105,12 +113,12 @@ export const membersQuery = z.object({ after: idField.optional(), limit: limitOf
 export const bansQuery = z.object({ before: idField.optional(), after: idField.optional(), limit: limitOf(1000, 1000) });
 
 const roleSettings = {
-  name: z.string().max(100).optional(),
+  name: text(100).optional(),
   permissions: bitsField.nullish(),
   color: z.number().int().min(0).max(0xffffff).nullish(),
   hoist: z.boolean().nullish(),
   icon: imageField,
-  unicode_emoji: z.string().max(32).nullish(),
+  unicode_emoji: text(32).nullish(),
   mentionable: z.boolean().nullish(),
 };
 
@@ -119,20 +127,20 @@ export const roleBody = z.object(roleSettings);
 export const rolePositionsBody = z.array(z.object({ id: idField, position: z.number().int().min(0).nullish() })).max(250);
 
 export const memberBody = z.object({
-  nick: z.string().max(32).nullish(),
+  nick: text(32).nullish(),
   roles: z.array(idField).max(250).nullish(),
   mute: z.boolean().optional(),
   deaf: z.boolean().optional(),
   communication_disabled_until: z.iso.datetime({ offset: true }).nullish(),
 });
 
-export const myMemberBody = z.object({ nick: z.string().max(32).nullish() });
+export const myMemberBody = z.object({ nick: text(32).nullish() });
 
 export const banBody = z
   .object({
     delete_message_days: z.number().int().min(0).max(7).optional(),
     delete_message_seconds: z.number().int().min(0).max(604_800).optional(),
-    reason: z.string().max(512).optional(),
+    reason: text(512).optional(),
   })
   .optional();
 

@@ -13,13 +13,18 @@ import {
   present,
 } from './guilds.schemas.js';
 
-/** The `X-Audit-Log-Reason` header is URL-encoded; a malformed one is kept as sent. */
+/**
+ * The `X-Audit-Log-Reason` header is URL-encoded; a malformed one is kept as sent. A `%00` would
+ * decode to the NUL character PostgreSQL text refuses, so NULs are dropped.
+ */
 function auditReason(header: string): string {
+  let reason = header;
   try {
-    return decodeURIComponent(header).slice(0, 512);
+    reason = decodeURIComponent(header);
   } catch {
-    return header.slice(0, 512);
+    // Kept as sent.
   }
+  return reason.replaceAll('\u0000', '').slice(0, 512);
 }
 
 /** Members, their roles, kicks and bans. */

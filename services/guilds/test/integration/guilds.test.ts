@@ -61,6 +61,8 @@ describe('POST /guilds', () => {
     expect(short.body.errors.name._errors[0].code).toBe('BASE_TYPE_BAD_LENGTH');
     const missing = await api(stack, owner, 'POST', '/guilds', {});
     expect(missing.body.errors.name._errors[0].code).toBe('BASE_TYPE_REQUIRED');
+    const nul = await api(stack, owner, 'POST', '/guilds', { name: 'bad\u0000name' });
+    expect(nul.body.errors.name._errors[0].code).toBe('BASE_TYPE_INVALID');
     const level = await api(stack, owner, 'POST', '/guilds', { name: 'ok name', verification_level: 9 });
     expect(level.body.errors.verification_level._errors[0].code).toBe('BASE_TYPE_CHOICES');
     const icon = await api(stack, owner, 'POST', '/guilds', { name: 'ok name', icon: 'not an image' });

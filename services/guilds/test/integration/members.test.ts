@@ -79,6 +79,8 @@ describe('editing members', () => {
     expect(mine.body.nick).toBe('me');
     const cleared = await api(stack, member, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: null });
     expect(cleared.body.nick).toBeNull();
+    const nul = await api(stack, member, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'a\u0000b' });
+    expect(nul.body.errors.nick._errors[0].code).toBe('BASE_TYPE_INVALID');
     const long = await api(stack, member, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'x'.repeat(33) });
     expect(long.body.errors.nick._errors[0].code).toBe('BASE_TYPE_MAX_LENGTH');
 
@@ -156,7 +158,14 @@ describe('bans', () => {
     );
     expect((await api(stack, mod, 'PUT', `/guilds/${guild.id}/bans/99999`, {})).body.code).toBe(10013);
 
-    const banned = await api(stack, mod, 'PUT', `/guilds/${guild.id}/bans/${member.userId}`, {}, { 'x-audit-log-reason': 'spam%20links' });
+    const banned = await api(
+      stack,
+      mod,
+      'PUT',
+      `/guilds/${guild.id}/bans/${member.userId}`,
+      {},
+      { 'x-audit-log-reason': 'spam%20links%00' },
+    );
     expect(banned.status).toBe(204);
     const [ban] = await outboxEvents(stack, 'GUILD_BAN_ADD', (e) => e.data.guild_id === guild.id);
     expect(ban!.data.user.id).toBe(member.userId);
