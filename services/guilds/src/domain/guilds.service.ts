@@ -10,7 +10,7 @@ import { guildErrors } from './guild.errors.js';
 import { actorIn, requirePermission } from './guild.guard.js';
 import { imageHash } from './image.hash.js';
 import { guildCounts, renderGuild, renderUserGuild } from './guild.view.js';
-import { MAX_GUILDS_PER_USER, removeMember, renderGuildFor } from './membership.service.js';
+import { MAX_GUILDS_PER_USER, removeUnlessOwner, renderGuildFor } from './membership.service.js';
 import { basePermissions, Permission } from './permissions.js';
 import { usersById } from './user.directory.js';
 
@@ -145,6 +145,8 @@ export class GuildsService {
   /** MANAGE_GUILD edits settings; only the owner hands ownership to another member. */
   async update(userId: string, guildId: string, settings: GuildSettings & { owner_id?: string }): Promise<Record<string, unknown>> {
     return this.deps.db.transaction().execute(async (trx) => {
+      // Locked before the owner is read: two transfers at once cannot both start from the old owner.
+      await guildsStore.lockGuild(trx, guildId);
       const actor = await actorIn(trx, this.deps.access, guildId, userId);
       const { owner_id: newOwner, ...rest } = settings;
       if (newOwner !== undefined && newOwner !== actor.ownerId) {
@@ -152,7 +154,6 @@ export class GuildsService {
         if (!(await membersStore.member(trx, guildId, newOwner))) throw guildErrors.unknownMember();
       }
       if (Object.keys(rest).length > 0) requirePermission(actor, Permission.MANAGE_GUILD);
-      await guildsStore.lockGuild(trx, guildId);
       for (const field of CHANNEL_FIELDS) {
         const channelId = rest[field];
         if (channelId === undefined || channelId === null) continue;
@@ -173,9 +174,9 @@ export class GuildsService {
   /** Owner only. Members hear GUILD_DELETE while they are still members (the rows go after). */
   async delete(userId: string, guildId: string): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
+      await guildsStore.lockGuild(trx, guildId);
       const actor = await actorIn(trx, this.deps.access, guildId, userId);
       if (!actor.isOwner) throw ApiError.of('MISSING_PERMISSIONS');
-      await guildsStore.lockGuild(trx, guildId);
       await this.deps.outbox.enqueue(trx, [{ name: 'GUILD_DELETE', audience: { guilds: [guildId] }, data: { id: guildId } }]);
       await guildsStore.deleteGuild(trx, guildId);
     });
@@ -206,12 +207,8 @@ export class GuildsService {
 
   /** Leaving: the owner cannot (they transfer or delete the guild instead). */
   async leave(userId: string, guildId: string): Promise<void> {
-    const user = (await usersById(this.deps.auth, [userId])).get(userId);
-    await this.deps.db.transaction().execute(async (trx) => {
-      const guild = await guildsStore.guild(trx, guildId);
-      if (!guild) throw ApiError.of('UNKNOWN_GUILD');
-      if (guild.owner_id === userId) throw guildErrors.ownerCannotLeave();
-      if (!(await removeMember(this.deps, trx, guildId, userId, user))) throw ApiError.of('UNKNOWN_GUILD');
-    });
+    const outcome = await removeUnlessOwner(this.deps, guildId, userId);
+    if (outcome === 'owner') throw guildErrors.ownerCannotLeave();
+    if (outcome !== 'removed') throw ApiError.of('UNKNOWN_GUILD');
   }
 }

@@ -118,3 +118,23 @@ export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, u
   await deps.outbox.enqueue(trx, events);
   return true;
 }
+
+/**
+ * A member going of their own accord (leave) or at another service's request (RemoveMember). The
+ * owner never goes: a guild always has its owner among its members. Locks in the order joins take
+ * them (the user, then the guild), so an ownership transfer to them waits and then sees them gone.
+ */
+export async function removeUnlessOwner(
+  deps: GuildsDeps,
+  guildId: string,
+  userId: string,
+): Promise<'removed' | 'owner' | 'not_member' | 'unknown_guild'> {
+  const user = (await usersById(deps.auth, [userId])).get(userId);
+  return deps.db.transaction().execute(async (trx) => {
+    await membersStore.lockUserMemberships(trx, userId);
+    const guild = await guildsStore.lockGuild(trx, guildId);
+    if (!guild) return 'unknown_guild';
+    if (guild.owner_id === userId) return 'owner';
+    return (await removeMember(deps, trx, guildId, userId, user)) ? 'removed' : 'not_member';
+  });
+}

@@ -3,7 +3,7 @@ import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { renderChannel } from '../domain/channel.view.js';
 import type { GuildsDeps } from '../domain/deps.js';
 import { guildCounts, renderGuild } from '../domain/guild.view.js';
-import { joinGuild, removeMember, renderGuildFor } from '../domain/membership.service.js';
+import { joinGuild, removeUnlessOwner, renderGuildFor } from '../domain/membership.service.js';
 import { unknownUser, usersById } from '../domain/user.directory.js';
 import { guildsStore } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
@@ -73,14 +73,7 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
 
     async removeMember({ guildId, userId }) {
       ids(guildId, userId);
-      const user = (await usersById(deps.auth, [userId])).get(userId);
-      const removed = await db.transaction().execute(async (trx) => {
-        const guild = await guildsStore.guild(trx, guildId);
-        // The owner stays: a guild always has its owner among its members.
-        if (!guild || guild.owner_id === userId) return false;
-        return removeMember(deps, trx, guildId, userId, user);
-      });
-      return { removed };
+      return { removed: (await removeUnlessOwner(deps, guildId, userId)) === 'removed' };
     },
 
     async listGuildMemberIds({ guildId, after, limit }) {

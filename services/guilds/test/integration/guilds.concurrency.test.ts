@@ -77,4 +77,18 @@ describe('the 100-guild cap', () => {
     expect([0, 40007]).toContain(joinedAnswer.errorCode);
     expect((await stack.grpc.getMember({ guildId: guild.id, userId: user.userId })).found).toBe(false);
   });
+
+  it('when ownership is handed to a member while they leave, then the guild still ends with an owner among its members', async () => {
+    const guild = await createGuild(stack, owner);
+    const heir = await newUser(stack);
+    await stack.grpc.addMember({ guildId: guild.id, userId: heir.userId });
+    const [transfer, leave] = await Promise.all([
+      api(stack, owner, 'PATCH', `/guilds/${guild.id}`, { owner_id: heir.userId }),
+      api(stack, heir, 'DELETE', `/users/@me/guilds/${guild.id}`),
+    ]);
+    // One of the two wins: the transfer (then the new owner cannot leave) or the leave (then there is no one to hand to).
+    expect([transfer.status, leave.status].sort()).toEqual(transfer.status === 200 ? [200, 400] : [204, 404]);
+    const found = await stack.grpc.getGuild({ guildId: guild.id });
+    expect((await stack.grpc.getMember({ guildId: guild.id, userId: found.guild!.ownerId })).found).toBe(true);
+  });
 });
