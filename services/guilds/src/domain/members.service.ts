@@ -1,24 +1,15 @@
 import { ApiError } from '@kith/platform';
-import type { Updateable } from 'kysely';
 import { guildsStore, type Tx } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
-import type { MembersTable } from '../store/schema.js';
 import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireOutranks, requirePermission, type Actor } from './guild.guard.js';
 import { renderBan, renderMember } from './guild.view.js';
+import { memberColumns, type MemberChanges } from './member.rules.js';
 import { removeMember } from './membership.service.js';
 import { Permission } from './permissions.js';
 import { unknownUser, usersById } from './user.directory.js';
-
-export interface MemberChanges {
-  nick?: string | null;
-  roles?: string[];
-  mute?: boolean;
-  deaf?: boolean;
-  communication_disabled_until?: string | null;
-}
 
 /** Members, their roles and bans: permission and hierarchy checks, then one transaction each. */
 export class MembersService {
@@ -41,40 +32,13 @@ export class MembersService {
     return renderMember(member, await this.userOf(targetId));
   }
 
-  /**
-   * PATCH a member: a nickname needs MANAGE_NICKNAMES (your own: CHANGE_NICKNAME will do), roles
-   * MANAGE_ROLES and rank over each role added or removed, mute/deaf MUTE_/DEAFEN_MEMBERS, a timeout
-   * MODERATE_MEMBERS. Acting on someone else needs rank over them.
-   */
+  /** PATCH a member: member.rules.ts decides what the actor may change; roles are set with rank checks. */
   async update(userId: string, guildId: string, targetId: string, changes: MemberChanges) {
     const user = await this.userOf(targetId);
     return this.inGuild(userId, guildId, async (trx, actor) => {
       const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
-      const self = targetId === userId;
-      const columns: Updateable<MembersTable> = {};
-      if (changes.nick !== undefined) {
-        if (self) {
-          if (!(actor.permissions & (Permission.CHANGE_NICKNAME | Permission.MANAGE_NICKNAMES))) throw ApiError.of('MISSING_PERMISSIONS');
-        } else {
-          requirePermission(actor, Permission.MANAGE_NICKNAMES);
-          requireOutranks(actor, targetId, member.role_ids);
-        }
-        columns.nick = changes.nick === '' ? null : changes.nick;
-      }
-      const moderation: [keyof MemberChanges, bigint][] = [
-        ['mute', Permission.MUTE_MEMBERS],
-        ['deaf', Permission.DEAFEN_MEMBERS],
-        ['communication_disabled_until', Permission.MODERATE_MEMBERS],
-      ];
-      for (const [field, permission] of moderation) {
-        if (changes[field] === undefined) continue;
-        requirePermission(actor, permission);
-        if (!self || field === 'communication_disabled_until') requireOutranks(actor, targetId, member.role_ids);
-      }
-      if (changes.mute !== undefined) columns.mute = changes.mute;
-      if (changes.deaf !== undefined) columns.deaf = changes.deaf;
-      if (changes.communication_disabled_until !== undefined) columns.communication_disabled_until = changes.communication_disabled_until;
+      const columns = memberColumns(actor, member, changes);
       await membersStore.updateMember(trx, guildId, targetId, columns);
       const rolesChanged = changes.roles !== undefined && (await this.setRoles(trx, actor, member, changes.roles));
       if (Object.keys(columns).length === 0 && !rolesChanged) return renderMember(member, user);
