@@ -17,6 +17,14 @@ export function normaliseName(type: number, name: string): string {
   return trimmed.toLowerCase().replace(/\s+/g, '-');
 }
 
+/** What the schema cannot know without the type: a name left empty by trimming, a forum's longer topic. */
+function checkTextFields(type: number, name: string, topic: string | null | undefined): void {
+  if (name.length === 0) throw invalidField('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+  const maxTopic = type === ChannelType.GUILD_FORUM ? 4096 : 1024;
+  if (topic && [...topic].length > maxTopic)
+    throw invalidField('topic', 'BASE_TYPE_BAD_LENGTH', `Must be between 0 and ${maxTopic} in length.`);
+}
+
 const toOverwrite = (o: OverwriteInput): Overwrite => ({ id: o.id, type: o.type, allow: o.allow ?? 0n, deny: o.deny ?? 0n });
 
 /** A caller may only allow or deny what they have; MANAGE_ROLES in overwrites only as an administrator. */
@@ -75,11 +83,13 @@ export class ChannelService {
       if (input.parent_id) await this.checkParent(trx, guildId, type, input.parent_id);
       if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw ChannelErrors.maxGuildChannels();
       const voice = type === ChannelType.GUILD_VOICE;
+      const name = normaliseName(type, input.name);
+      checkTextFields(type, name, input.topic);
       const row = await this.store.insert(trx, {
         id: this.store.newId(),
         type,
         guild_id: guildId,
-        name: normaliseName(type, input.name),
+        name,
         position: input.position ?? (await this.store.nextPosition(trx, guildId)),
         topic: voice || type === ChannelType.GUILD_CATEGORY ? null : (input.topic ?? null),
         nsfw: input.nsfw ?? false,
@@ -137,6 +147,7 @@ export class ChannelService {
   private patchOf(channel: ChannelRow, input: ModifyChannelInput): ChannelPatch {
     const patch: ChannelPatch = {};
     if (input.name !== undefined) patch.name = normaliseName(channel.type, input.name);
+    checkTextFields(channel.type, patch.name ?? channel.name ?? 'x', input.topic);
     if (input.topic !== undefined) patch.topic = input.topic;
     if (input.nsfw != null) patch.nsfw = input.nsfw;
     if (input.rate_limit_per_user != null) patch.rate_limit_per_user = input.rate_limit_per_user;
@@ -182,11 +193,18 @@ export class ChannelService {
   /** Deletes a guild channel (MANAGE_CHANNELS) and answers it as it was. */
   async deleteGuildChannel(trx: Trx, access: ChannelAccess): Promise<Record<string, unknown>> {
     if (!hasAll(access.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
-    const overwrites = await this.access.overwrites(access.channel.id, trx);
-    const rendered = renderChannel(access.channel, overwrites);
+    const { channel } = access;
+    const overwrites = await this.access.overwrites(channel.id, trx);
+    const rendered = renderChannel(channel, overwrites);
     // The audience is computed before the row goes: afterwards nobody "sees" it.
-    await this.events.emit(trx, 'CHANNEL_DELETE', access.channel, [overwrites], rendered);
-    await this.store.delete(trx, access.channel);
+    await this.events.emit(trx, 'CHANNEL_DELETE', channel, [overwrites], rendered);
+    const children = (await this.store.listGuildChannels(trx, channel.guild_id!)).filter((c) => c.parent_id === channel.id);
+    await this.store.delete(trx, channel);
+    // A deleted category's channels stay, without a category: clients hear they moved.
+    for (const child of children) {
+      const own = await this.access.overwrites(child.id, trx);
+      await this.events.emit(trx, 'CHANNEL_UPDATE', { ...child, parent_id: null }, [own]);
+    }
     return rendered;
   }
 

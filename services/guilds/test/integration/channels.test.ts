@@ -153,6 +153,25 @@ describe('PATCH and DELETE /channels/{id}', () => {
     expect((await sys.call(owner, `/channels/${channel.id}`)).status).toBe(404);
   });
 
+  it('when a category is deleted, then its channels stay without a category and clients hear they moved', async () => {
+    const guildId = await sys.guild(owner, [member]);
+    const category = await textChannel(guildId, { name: 'Cat', type: 4 });
+    const child = await textChannel(guildId, { name: 'kid', parent_id: category.id });
+    expect((await sys.call(owner, `/channels/${category.id}`, { method: 'DELETE' })).status).toBe(200);
+    const moved = await sys.event((e) => e.name === 'CHANNEL_UPDATE' && e.data.id === child.id);
+    expect(moved.data.parent_id).toBeNull();
+    expect((await sys.call(member, `/channels/${child.id}`)).body.parent_id).toBeNull();
+  });
+
+  it('when a name is only spaces or a topic too long, then 50035 on that field', async () => {
+    const guildId = await sys.guild(owner);
+    const blank = await sys.call(owner, `/guilds/${guildId}/channels`, { json: { name: '   ' } });
+    expect(blank.body.errors.name._errors[0].code).toBe('BASE_TYPE_BAD_LENGTH');
+    const channel = await textChannel(guildId);
+    const long = await sys.call(owner, `/channels/${channel.id}`, { method: 'PATCH', json: { topic: 'x'.repeat(1025) } });
+    expect(long.body.errors.topic._errors[0].code).toBe('BASE_TYPE_BAD_LENGTH');
+  });
+
   it('when channels are moved into a category, then their parent and position change', async () => {
     const guildId = await sys.guild(owner, [member]);
     const category = await textChannel(guildId, { name: 'Cat', type: 4 });
