@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '@kith/platform';
-import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { ChannelSystem, type User } from './channels.fixtures.js';
 
 let sys: ChannelSystem;
-let grpc: ReturnType<typeof createClient<typeof GuildsService>>;
+let grpc: ChannelSystem['grpc'];
 
 beforeAll(async () => {
   sys = await ChannelSystem.start();
-  grpc = createClient(GuildsService, `127.0.0.1:${sys.guilds.grpcPort}`);
+  grpc = sys.grpc;
 });
-afterAll(async () => {
-  grpc?.close();
-  await sys?.stop();
-});
+afterAll(() => sys?.stop());
 
 const users = (n: number): Promise<User[]> => Promise.all(Array.from({ length: n }, () => sys.user()));
 const ids = (list: { id: string }[]) => list.map((u) => u.id).sort();
