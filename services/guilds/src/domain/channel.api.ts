@@ -47,8 +47,8 @@ export class ChannelApi {
 
   modify(userId: string, channelId: string, input: ModifyChannelInput): Promise<Record<string, unknown>> {
     return this.store.transaction(async (trx) => {
-      // The row lock orders concurrent changes of one channel (and its event audiences).
-      await this.store.get(trx, channelId, true);
+      // Concurrent changes of one channel (and their event audiences) happen one after the other.
+      await this.store.lockChannel(trx, channelId);
       const access = await this.channels.visible(channelId, userId, trx);
       if (access.channel.guild_id === null) return this.dms.rename(trx, access.channel, userId, input.name);
       if (isThread(access.channel.type)) return this.threads.modify(trx, access, input, userId);
@@ -58,7 +58,7 @@ export class ChannelApi {
 
   delete(userId: string, channelId: string): Promise<Record<string, unknown>> {
     return this.store.transaction(async (trx) => {
-      await this.store.get(trx, channelId, true);
+      await this.store.lockChannel(trx, channelId);
       const access = await this.channels.visible(channelId, userId, trx);
       if (access.channel.guild_id === null) return this.dms.close(trx, access.channel, userId);
       if (isThread(access.channel.type)) return this.threads.delete(trx, access);

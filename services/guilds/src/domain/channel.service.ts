@@ -233,7 +233,7 @@ export class ChannelService {
     change: (trx: Trx, channel: ChannelRow, held: bigint) => Promise<void>,
   ) {
     await this.store.transaction(async (trx) => {
-      await this.store.get(trx, channelId, true);
+      await this.store.lockChannel(trx, channelId);
       const access = await this.visible(channelId, userId, trx);
       const { channel } = access;
       if (channel.guild_id === null || isThread(channel.type)) throw ChannelErrors.wrongChannelType();

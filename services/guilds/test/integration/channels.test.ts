@@ -106,6 +106,17 @@ describe('POST /guilds/{id}/channels', () => {
     expect(res.body.errors.parent_id._errors[0].code).toBe('CHANNEL_PARENT_MAX_CHANNELS');
   });
 
+  it('when two channels move into a category with one place left at once, then one gets it', async () => {
+    const guildId = await sys.guild(owner);
+    const category = await textChannel(guildId, { name: 'Cat', type: 4 });
+    await seedChannels(guildId, 49, category.id);
+    const [x, y] = [await textChannel(guildId, { name: 'x' }), await textChannel(guildId, { name: 'y' })];
+    const moves = await Promise.all(
+      [x, y].map((c) => sys.call(owner, `/channels/${c.id}`, { method: 'PATCH', json: { parent_id: category.id } })),
+    );
+    expect(moves.map((m) => m.status).sort()).toEqual([200, 400]);
+  });
+
   it('when creates race at the 500-channel limit, then exactly the room left is used and the rest get 30013', async () => {
     const guildId = await sys.guild(owner);
     // The guild starts with #general: 496 more leave room for three.

@@ -55,8 +55,14 @@ describe('DMs', () => {
     expect((await sys.call(a!, `/channels/${dm.id}`, { method: 'DELETE' })).body.id).toBe(dm.id);
     expect((await sys.event((e) => e.name === 'CHANNEL_DELETE' && e.data.id === dm.id)).audience).toEqual({ users: [a!.id] });
     expect((await sys.call(a!, '/users/@me/channels')).body).toEqual([]);
-    expect((await sys.call(b!, `/channels/${dm.id}`)).status).toBe(200);
+    expect((await sys.call(b!, `/channels/${dm.id}`)).body.recipients).toEqual([expect.objectContaining({ id: a!.id })]);
+    // Closed is not gone: the closer still reads it by id.
+    expect((await sys.call(a!, `/channels/${dm.id}`)).body.recipients).toEqual([expect.objectContaining({ id: b!.id })]);
+    expect((await grpc.getChannel({ channelId: dm.id })).channel!.recipientIds).toHaveLength(2);
     expect((await sys.call(a!, '/users/@me/channels', { json: { recipient_id: b!.id } })).body.id).toBe(dm.id);
+    expect((await sys.call(a!, '/users/@me/channels')).body.map((c: { id: string }) => c.id)).toEqual([dm.id]);
+    // Opening it again announces it to the caller again.
+    await expect.poll(() => sys.events.filter((e) => e.name === 'CHANNEL_CREATE' && e.data.id === dm.id).length).toBe(2);
   });
 
   it('when someone outside a DM reads or adds to it, then 10003; adding to a DM is 50001', async () => {
