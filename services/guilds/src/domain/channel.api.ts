@@ -1,7 +1,7 @@
-import { isThread, type ChannelRow } from '../store/access.store.js';
+import { ChannelType, isThread, type ChannelRow } from '../store/access.store.js';
 import { overwriteSourceOf, type PgChannelStore } from '../store/channel.store.js';
 import type { PgDmStore } from '../store/dm.store.js';
-import { compareIds, viewerIds } from './channel.audience.js';
+import { compareIds, privateThreadViewerIds, viewerIds } from './channel.audience.js';
 import type { ModifyChannelInput } from './channel.input.js';
 import type { ChannelService } from './channel.service.js';
 import type { ThreadService } from './channel.threads.js';
@@ -36,7 +36,9 @@ export class ChannelApi {
     if (row.guild_id === null) return (await this.dmStore.participantIds(this.store.db, row)).sort(compareIds);
     const guild = await this.store.snapshot(this.store.db, row.guild_id);
     if (!guild) return [];
-    return viewerIds(guild, await this.channels.overwritesOf(overwriteSourceOf(row))).sort(compareIds);
+    const overwrites = await this.channels.overwritesOf(overwriteSourceOf(row));
+    if (row.type === ChannelType.PRIVATE_THREAD) return privateThreadViewerIds(guild, overwrites, row.owner_id);
+    return viewerIds(guild, overwrites).sort(compareIds);
   }
 
   async get(userId: string, channelId: string): Promise<Record<string, unknown>> {

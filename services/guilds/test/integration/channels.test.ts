@@ -253,6 +253,23 @@ describe('threads', () => {
     expect(active.body.threads.map((t: { id: string }) => t.id)).toContain(res.body.id);
   });
 
+  it('when a private thread is started, then only its creator and moderators see it or hear of it', async () => {
+    const guildId = await sys.guild(owner, [member, modder]);
+    const channel = await textChannel(guildId);
+    const thread = (await sys.call(member, `/channels/${channel.id}/threads`, { json: { name: 'secret', type: 12 } })).body;
+    expect(thread).toMatchObject({ type: 12, thread_metadata: { invitable: true } });
+    const event = await sys.event((e) => e.name === 'THREAD_CREATE' && e.data.id === thread.id);
+    expect([...event.audience.users!].sort()).toEqual([owner.id, member.id].sort());
+    expect((await sys.call(modder, `/channels/${thread.id}`)).body.code).toBe(10003);
+    expect((await sys.call(owner, `/channels/${thread.id}`)).status).toBe(200);
+    expect((await sys.call(modder, `/guilds/${guildId}/threads/active`)).body.threads).toEqual([]);
+    expect((await sys.call(member, `/guilds/${guildId}/threads/active`)).body.threads.map((t: { id: string }) => t.id)).toEqual([
+      thread.id,
+    ]);
+    const viewers = await sys.grpc.listChannelViewerIds({ channelId: thread.id, after: '', limit: 10 });
+    expect([...viewers.userIds].sort()).toEqual([owner.id, member.id].sort());
+  });
+
   it('when the parent is hidden from a member, then its threads are hidden too', async () => {
     const guildId = await sys.guild(owner, [member]);
     const channel = await textChannel(guildId);
