@@ -293,6 +293,17 @@ describe('threads', () => {
     expect((await sys.call(outsider, `/channels/${channel.id}/threads`, { json: { name: 'T' } })).body.code).toBe(10003);
   });
 
+  it('when a thread is deleted, then MANAGE_THREADS is needed and THREAD_DELETE names it', async () => {
+    const guildId = await sys.guild(owner, [member]);
+    const channel = await textChannel(guildId);
+    const thread = (await sys.call(member, `/channels/${channel.id}/threads`, { json: { name: 'T', type: 11 } })).body;
+    expect((await sys.call(member, `/channels/${thread.id}`, { method: 'DELETE' })).body.code).toBe(50013);
+    expect((await sys.call(owner, `/channels/${thread.id}`, { method: 'DELETE' })).body.id).toBe(thread.id);
+    const event = await sys.event((e) => e.name === 'THREAD_DELETE' && e.data.id === thread.id);
+    expect(event.data).toEqual({ id: thread.id, guild_id: guildId, parent_id: channel.id, type: 11 });
+    expect((await sys.call(member, `/channels/${thread.id}`)).body.code).toBe(10003);
+  });
+
   it('when a forum thread is started, then it needs a message and is public', async () => {
     const guildId = await sys.guild(owner, [member]);
     const forum = await textChannel(guildId, { name: 'Forum', type: 15 });

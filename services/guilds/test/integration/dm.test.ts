@@ -123,6 +123,19 @@ describe('group DMs', () => {
     expect((await sys.call(b!, `/channels/${real.id}/recipients/42`, { method: 'PUT' })).body.code).toBe(10013);
   });
 
+  it('when a recipient renames the group, then every recipient hears of it; a DM cannot be renamed', async () => {
+    const [a, b, c] = await users(3);
+    const group = (await sys.call(a!, '/users/@me/channels', { json: { recipients: [b!.id, c!.id] } })).body;
+    const renamed = await sys.call(b!, `/channels/${group.id}`, { method: 'PATCH', json: { name: 'Trip' } });
+    expect(renamed.body).toMatchObject({ id: group.id, name: 'Trip', owner_id: a!.id });
+    await expect
+      .poll(() => sys.events.filter((e) => e.name === 'CHANNEL_UPDATE' && e.data.id === group.id).flatMap((e) => e.audience.users ?? []))
+      .toHaveLength(3);
+    const dm = (await sys.call(a!, '/users/@me/channels', { json: { recipient_id: b!.id } })).body;
+    expect((await sys.call(a!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(50024);
+    expect((await sys.call(c!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(10003);
+  });
+
   it('when a non-owner removes another, then 50013; leaving oneself works and the owner can remove anyone', async () => {
     const [a, b, c, d] = await users(4);
     const group = (await sys.call(a!, '/users/@me/channels', { json: { recipients: [b!.id, c!.id, d!.id] } })).body;
