@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lengthString, snowflakeField } from '@kith/platform';
+import { lengthString, snowflakeField as platformSnowflake } from '@kith/platform';
 
 /** Request bodies of the channel endpoints (HTTP decodes with these; the domain gets typed input). */
 
@@ -18,6 +18,18 @@ const intIn = (min: number, max: number) =>
     .refine((v) => v >= min && v <= max, {
       params: { code: 'NUMBER_TYPE_MAX', message: `int value should be between ${min} and ${max}.` },
     });
+
+/** Ids are stored as PostgreSQL bigint: a snowflake past its range names nothing (and must not reach SQL). */
+// Checks run on after a failed one: a value that is no number at all is already reported.
+export const snowflakeField = platformSnowflake.refine((v) => !/^\d{1,20}$/.test(v) || BigInt(v) < 1n << 63n, {
+  params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' },
+});
+
+/** Text PostgreSQL can store: no NUL characters. */
+const text = (min: number, max: number) =>
+  lengthString(min, max).refine((v) => !v.includes('\u0000'), {
+    params: { code: 'BASE_TYPE_BAD_STRING', message: 'Could not interpret the value as a string.' },
+  });
 
 /** Bitfields are decimal strings (numbers are accepted, as the platform does). */
 const bitsField = z
@@ -40,19 +52,19 @@ export const overwriteInput = z.object({
 export type OverwriteInput = z.output<typeof overwriteInput>;
 
 const channelFields = {
-  topic: lengthString(0, 4096).nullish(),
+  topic: text(0, 4096).nullish(),
   nsfw: z.boolean().nullish(),
   bitrate: intIn(8000, 384000).nullish(),
   user_limit: intIn(0, 99).nullish(),
   rate_limit_per_user: intIn(0, 21600).nullish(),
-  position: z.number().int().nullish(),
+  position: intIn(-2147483648, 2147483647).nullish(),
   permission_overwrites: z.array(overwriteInput).max(100).nullish(),
   parent_id: snowflakeField.nullish(),
   default_auto_archive_duration: oneOf(AUTO_ARCHIVE_DURATIONS).nullish(),
 };
 
 export const createChannelBody = z.object({
-  name: lengthString(1, 100),
+  name: text(1, 100),
   type: oneOf(CREATABLE_TYPES).nullish(),
   ...channelFields,
 });
@@ -60,7 +72,7 @@ export type CreateChannelInput = z.output<typeof createChannelBody>;
 
 /** PATCH /channels/{id}: guild channel fields, thread fields and a group DM's name. */
 export const modifyChannelBody = z.object({
-  name: lengthString(1, 100).optional(),
+  name: text(1, 100).optional(),
   ...channelFields,
   archived: z.boolean().optional(),
   locked: z.boolean().optional(),
@@ -72,7 +84,7 @@ export const positionsBody = z
   .array(
     z.object({
       id: snowflakeField,
-      position: z.number().int().nullish(),
+      position: intIn(-2147483648, 2147483647).nullish(),
       parent_id: snowflakeField.nullish(),
       lock_permissions: z.boolean().nullish(),
     }),
@@ -88,12 +100,12 @@ export const putOverwriteBody = z.object({
 });
 
 export const createThreadBody = z.object({
-  name: lengthString(1, 100),
+  name: text(1, 100),
   type: oneOf([10, 11, 12]).nullish(),
   auto_archive_duration: oneOf(AUTO_ARCHIVE_DURATIONS).nullish(),
   invitable: z.boolean().nullish(),
   rate_limit_per_user: intIn(0, 21600).nullish(),
-  message: z.object({ content: lengthString(1, 2000) }).nullish(),
+  message: z.object({ content: text(1, 2000) }).nullish(),
 });
 export type CreateThreadInput = z.output<typeof createThreadBody>;
 

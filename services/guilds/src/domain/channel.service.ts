@@ -29,7 +29,10 @@ function checkTextFields(type: number, name: string, topic: string | null | unde
     throw invalidField('topic', 'BASE_TYPE_BAD_LENGTH', `Must be between 0 and ${maxTopic} in length.`);
 }
 
-const toOverwrite = (o: OverwriteInput): Overwrite => ({ id: o.id, type: o.type, allow: o.allow ?? 0n, deny: o.deny ?? 0n });
+/** Overwrites as given, one per target (a repeated target: the last one counts). */
+const toOverwrites = (list: readonly OverwriteInput[]): Overwrite[] => [
+  ...new Map(list.map((o) => [o.id, { id: o.id, type: o.type, allow: o.allow ?? 0n, deny: o.deny ?? 0n }])).values(),
+];
 
 /** A caller may only allow or deny what they have; MANAGE_ROLES in overwrites only as an administrator. */
 export function assertGrantable(held: bigint, overwrites: readonly Overwrite[]): void {
@@ -83,7 +86,7 @@ export class ChannelService {
       await this.store.lockGuild(trx, guildId);
       const guild = await this.memberAccess(guildId, userId, trx);
       if (!hasAll(guild.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
-      const overwrites = (input.permission_overwrites ?? []).map(toOverwrite);
+      const overwrites = toOverwrites(input.permission_overwrites ?? []);
       assertGrantable(guild.permissions, overwrites);
       if (input.parent_id) await this.checkParent(trx, guildId, type, input.parent_id);
       if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw ChannelErrors.maxGuildChannels();
@@ -138,8 +141,13 @@ export class ChannelService {
     let after = before;
     if (input.permission_overwrites != null) {
       if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
-      after = input.permission_overwrites.map(toOverwrite);
-      assertGrantable(access.permissions, after);
+      after = toOverwrites(input.permission_overwrites);
+      // Overwrites sent back unchanged (set by someone holding more) are not the caller's grant.
+      const same = (a: Overwrite, b: Overwrite) => a.id === b.id && a.type === b.type && a.allow === b.allow && a.deny === b.deny;
+      assertGrantable(
+        access.permissions,
+        after.filter((o) => !before.some((b) => same(o, b))),
+      );
       await this.store.replaceOverwrites(trx, channel.id, after);
     }
     if (input.parent_id != null && input.parent_id !== channel.parent_id)

@@ -5,12 +5,15 @@ import type { GuildsDeps } from '../domain/deps.js';
 
 const MAX_PAGE = 1000;
 
+/** An id that can name a stored row (a bigint): anything else names nothing. */
+const storable = (id: string): boolean => /^\d{1,19}$/.test(id) && BigInt(id) < 1n << 63n;
+
 /** GetChannel, AddRecipient, ListChannelViewerIds. */
 export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
   const api = channelModule(deps);
   return {
     async getChannel({ channelId }) {
-      const found = await api.describe(channelId);
+      const found = storable(channelId) ? await api.describe(channelId) : undefined;
       if (!found) return { found: false };
       const { row, recipientIds, json } = found;
       return {
@@ -29,6 +32,8 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
     },
 
     async addRecipient({ channelId, userId }) {
+      if (!storable(channelId)) return { errorCode: 10003 };
+      if (!storable(userId)) return { errorCode: 10013 };
       try {
         const { added, channel } = await api.dms.addRecipient(null, channelId, userId);
         return { errorCode: 0, alreadyRecipient: !added, channelJson: JSON.stringify(channel) };
@@ -40,9 +45,9 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
     },
 
     async listChannelViewerIds({ channelId, after, limit }) {
-      const ids = await api.viewerIds(channelId);
+      const ids = storable(channelId) ? await api.viewerIds(channelId) : [];
       const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
-      const from = /^\d{1,20}$/.test(after) ? BigInt(after) : -1n;
+      const from = storable(after) ? BigInt(after) : -1n;
       return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };
     },
   };

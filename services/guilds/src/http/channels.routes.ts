@@ -1,6 +1,6 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
-import { parse, snowflakeField, userIdOf } from '@kith/platform';
+import { parse, userIdOf } from '@kith/platform';
 import {
   archivedQuery,
   createChannelBody,
@@ -9,6 +9,7 @@ import {
   openPrivateBody,
   positionsBody,
   putOverwriteBody,
+  snowflakeField,
 } from '../domain/channel.input.js';
 import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';

@@ -80,6 +80,25 @@ describe('POST /guilds/{id}/channels', () => {
     expect([broken.status, broken.body.code]).toEqual([400, 50109]);
   });
 
+  it('when ids overflow, text holds NUL, positions overflow or a target repeats, then 50035 (or the last overwrite counts), never a 500', async () => {
+    const guildId = await sys.guild(owner, [member]);
+    const huge = '18446744073709551615';
+    expect((await sys.call(owner, `/channels/${huge}`)).body.code).toBe(50035);
+    expect((await sys.call(owner, `/guilds/${huge}/channels`)).body.code).toBe(50035);
+    const post = (json: unknown) => sys.call(owner, `/guilds/${guildId}/channels`, { json });
+    expect((await post({ name: 'a', parent_id: huge })).body.errors.parent_id).toBeDefined();
+    expect((await post({ name: 'a\u0000b' })).body.errors.name._errors[0].code).toBe('BASE_TYPE_BAD_STRING');
+    expect((await post({ name: 'a', position: 2 ** 40 })).body.errors.position).toBeDefined();
+    const twice = await post({
+      name: 'a',
+      permission_overwrites: [
+        { id: member.id, type: 1, deny: VIEW },
+        { id: member.id, type: 1, allow: VIEW },
+      ],
+    });
+    expect(twice.body.permission_overwrites).toEqual([{ id: member.id, type: 1, allow: VIEW, deny: '0' }]);
+  });
+
   it('when the parent is not a category of the guild, then 50035 on parent_id', async () => {
     const guildId = await sys.guild(owner);
     const text = await textChannel(guildId);

@@ -163,6 +163,9 @@ describe('gRPC', () => {
     expect([...got.channel!.recipientIds].sort()).toEqual(ids([a!, b!]));
     expect(JSON.parse(got.channel!.channelJson).type).toBe(3);
     expect((await grpc.getChannel({ channelId: '1' })).found).toBe(false);
+    expect((await grpc.getChannel({ channelId: 'nope' })).found).toBe(false);
+    expect((await grpc.addRecipient({ channelId: real.id, userId: '99999999999999999999' })).errorCode).toBe(10013);
+    expect((await grpc.listChannelViewerIds({ channelId: '', after: '', limit: 5 })).userIds).toEqual([]);
     const added = await grpc.addRecipient({ channelId: real.id, userId: c!.id });
     expect(added).toMatchObject({ errorCode: 0, alreadyRecipient: false });
     expect((await grpc.addRecipient({ channelId: real.id, userId: c!.id })).alreadyRecipient).toBe(true);
