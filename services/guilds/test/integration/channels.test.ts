@@ -162,6 +162,39 @@ describe('PATCH and DELETE /channels/{id}', () => {
     expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(10003);
   });
 
+  it('when a moderator edits a channel sending back an overwrite they could not grant, then it stands; a new such grant is 50013', async () => {
+    const guildId = await sys.guild(owner, [member]);
+    await sys.role(owner, guildId, Permission.MANAGE_CHANNELS | Permission.MANAGE_ROLES, [member]);
+    // Set by the owner: the moderator lacks BAN_MEMBERS, so could not have written it.
+    const adminOnly = { id: guildId, type: 0, allow: '0', deny: Permission.BAN_MEMBERS.toString() };
+    const channel = await textChannel(guildId, { permission_overwrites: [adminOnly] });
+    const kept = await sys.call(member, `/channels/${channel.id}`, {
+      method: 'PATCH',
+      json: { topic: 'new', permission_overwrites: [adminOnly] },
+    });
+    expect(kept.body).toMatchObject({ topic: 'new', permission_overwrites: [adminOnly] });
+    const grant = { id: member.id, type: 1, allow: Permission.KICK_MEMBERS.toString(), deny: '0' };
+    const refused = await sys.call(member, `/channels/${channel.id}`, {
+      method: 'PATCH',
+      json: { permission_overwrites: [adminOnly, grant] },
+    });
+    expect(refused.body.code).toBe(50013);
+  });
+
+  it('when channels move with lock_permissions, then they take the overwrites of the category', async () => {
+    const guildId = await sys.guild(owner, [member]);
+    const hidden = { id: guildId, type: 0, allow: '0', deny: VIEW };
+    const category = await textChannel(guildId, { name: 'Cat', type: 4, permission_overwrites: [hidden] });
+    const channel = await textChannel(guildId);
+    const res = await sys.call(owner, `/guilds/${guildId}/channels`, {
+      method: 'PATCH',
+      json: [{ id: channel.id, parent_id: category.id, lock_permissions: true }],
+    });
+    expect(res.status).toBe(204);
+    expect((await sys.call(owner, `/channels/${channel.id}`)).body.permission_overwrites).toEqual([hidden]);
+    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(10003);
+  });
+
   it('when a member without MANAGE_CHANNELS edits or deletes, then 50013; an outsider gets 10003', async () => {
     const guildId = await sys.guild(owner, [member]);
     const channel = await textChannel(guildId);
