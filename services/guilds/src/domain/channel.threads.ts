@@ -79,6 +79,7 @@ export class ThreadService {
         thread_metadata: JSON.stringify(metadata),
         message_count: 0,
         member_count: 1,
+        applied_tags: parent.channel.type === ChannelType.GUILD_FORUM ? [] : null,
       });
       const parentOverwrites = await this.access.overwrites(parent.channel.id, trx);
       const rendered = renderChannel(row);

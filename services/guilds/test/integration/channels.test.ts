@@ -362,7 +362,7 @@ describe('threads', () => {
     const missing = await sys.call(member, `/channels/${forum.id}/threads`, { json: { name: 'Q' } });
     expect(missing.body.errors.message._errors[0].code).toBe('BASE_TYPE_REQUIRED');
     const ok = await sys.call(member, `/channels/${forum.id}/threads`, { json: { name: 'Q', message: { content: 'hi' } } });
-    expect(ok.body).toMatchObject({ type: 11, parent_id: forum.id });
+    expect(ok.body).toMatchObject({ type: 11, parent_id: forum.id, applied_tags: [], total_message_sent: 0 });
   });
 
   it('when the owner archives their thread, then it is listed as archived; locking takes MANAGE_THREADS', async () => {
