@@ -1,6 +1,15 @@
+import type { Request } from 'express';
 import { z } from 'zod';
-import { lengthString, snowflakeField } from '@kith/platform';
+import { lengthString, parse, snowflakeField } from '@kith/platform';
 import { parseBits } from '../domain/permissions.js';
+
+/**
+ * Ids are snowflakes stored as PostgreSQL bigint (signed): one past 2^63 - 1 is a valid snowflake
+ * shape but no row can have it, and the database would refuse to even compare it.
+ */
+const idField = snowflakeField.refine((v) => !/^\d{1,20}$/.test(v) || BigInt(v) < 2n ** 63n, {
+  params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' },
+});
 
 const choices = (values: readonly number[]) => ({
   params: { code: 'BASE_TYPE_CHOICES', message: `Value must be one of {${values.join(', ')}}.` },
@@ -11,12 +20,20 @@ const oneOf = (values: readonly number[]) =>
     .int()
     .refine((v) => values.includes(v), choices(values));
 
+/** Text the database can store: PostgreSQL text refuses the NUL character. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => !v.includes('\u0000'), { params: { code: 'BASE_TYPE_INVALID', message: 'Invalid character.' } });
+
 /** Names are trimmed before their length is checked, as the platform does. */
 const trimmed = (min: number, max: number) =>
   z
     .string()
     .transform((s) => s.trim())
-    .pipe(lengthString(min, max));
+    .pipe(lengthString(min, max))
+    .pipe(text(max));
 
 /** A permission bitfield: a decimal string (or a safe integer), at most 64 bits. */
 const bitsField = z.union([z.string(), z.number().int().nonnegative()]).transform((value, ctx) => {
@@ -45,7 +62,7 @@ const guildSettings = {
   icon: imageField,
   banner: imageField,
   splash: imageField,
-  description: z.string().max(300).nullish(),
+  description: text(300).nullish(),
   verification_level: oneOf([0, 1, 2, 3, 4]).optional(),
   default_message_notifications: oneOf([0, 1]).optional(),
   explicit_content_filter: oneOf([0, 1, 2]).optional(),
@@ -56,7 +73,7 @@ const guildSettings = {
     .min(0)
     .max(2 ** 31 - 1)
     .optional(),
-  preferred_locale: z.string().min(2).max(16).optional(),
+  preferred_locale: text(16).min(2).optional(),
   premium_progress_bar_enabled: z.boolean().optional(),
 };
 
@@ -69,11 +86,11 @@ export const createGuildBody = z.object({
 export const updateGuildBody = z.object({
   name: trimmed(2, 100).optional(),
   ...guildSettings,
-  afk_channel_id: snowflakeField.nullish(),
-  system_channel_id: snowflakeField.nullish(),
-  rules_channel_id: snowflakeField.nullish(),
-  public_updates_channel_id: snowflakeField.nullish(),
-  owner_id: snowflakeField.optional(),
+  afk_channel_id: idField.nullish(),
+  system_channel_id: idField.nullish(),
+  rules_channel_id: idField.nullish(),
+  public_updates_channel_id: idField.nullish(),
+  owner_id: idField.optional(),
 });
 
 export const withCountsQuery = z.object({
@@ -86,48 +103,60 @@ export const withCountsQuery = z.object({
 const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 export const userGuildsQuery = withCountsQuery.extend({
-  before: snowflakeField.optional(),
-  after: snowflakeField.optional(),
+  before: idField.optional(),
+  after: idField.optional(),
   limit: limitOf(200, 200),
 });
 
-export const membersQuery = z.object({ after: snowflakeField.optional(), limit: limitOf(1000, 1) });
+export const membersQuery = z.object({ after: idField.optional(), limit: limitOf(1000, 1) });
 
-export const bansQuery = z.object({ before: snowflakeField.optional(), after: snowflakeField.optional(), limit: limitOf(1000, 1000) });
+export const bansQuery = z.object({ before: idField.optional(), after: idField.optional(), limit: limitOf(1000, 1000) });
 
 const roleSettings = {
-  name: z.string().max(100).optional(),
+  name: text(100).optional(),
   permissions: bitsField.nullish(),
   color: z.number().int().min(0).max(0xffffff).nullish(),
   hoist: z.boolean().nullish(),
   icon: imageField,
-  unicode_emoji: z.string().max(32).nullish(),
+  unicode_emoji: text(32).nullish(),
   mentionable: z.boolean().nullish(),
 };
 
 export const roleBody = z.object(roleSettings);
 
-export const rolePositionsBody = z.array(z.object({ id: snowflakeField, position: z.number().int().min(0).nullish() })).max(250);
+export const rolePositionsBody = z.array(z.object({ id: idField, position: z.number().int().min(0).nullish() })).max(250);
 
 export const memberBody = z.object({
-  nick: z.string().max(32).nullish(),
-  roles: z.array(snowflakeField).max(250).nullish(),
+  nick: text(32).nullish(),
+  roles: z.array(idField).max(250).nullish(),
   mute: z.boolean().optional(),
   deaf: z.boolean().optional(),
   communication_disabled_until: z.iso.datetime({ offset: true }).nullish(),
 });
 
-export const myMemberBody = z.object({ nick: z.string().max(32).nullish() });
+export const myMemberBody = z.object({ nick: text(32).nullish() });
 
 export const banBody = z
   .object({
     delete_message_days: z.number().int().min(0).max(7).optional(),
     delete_message_seconds: z.number().int().min(0).max(604_800).optional(),
-    reason: z.string().max(512).optional(),
+    reason: text(512).optional(),
   })
   .optional();
 
-export const guildParams = z.object({ guild_id: snowflakeField });
-export const roleParams = guildParams.extend({ role_id: snowflakeField });
-export const userParams = guildParams.extend({ user_id: snowflakeField });
-export const memberRoleParams = userParams.extend({ role_id: snowflakeField });
+export const guildParams = z.object({ guild_id: idField });
+export const roleParams = guildParams.extend({ role_id: idField });
+export const userParams = guildParams.extend({ user_id: idField });
+export const memberRoleParams = userParams.extend({ role_id: idField });
+
+export const guildIdOf = (req: Request): string => parse(guildParams, req.params).guild_id;
+
+/** Drops the keys a body left out or set to null where null means "leave as is". */
+export function present<T extends object>(
+  body: T,
+  nullable: readonly string[] = [],
+): Partial<{ [K in keyof T]: NonNullable<T[K]> | null }> {
+  return Object.fromEntries(
+    Object.entries(body).filter(([key, value]) => value !== undefined && (value !== null || nullable.includes(key))),
+  ) as Partial<{ [K in keyof T]: NonNullable<T[K]> | null }>;
+}
