@@ -46,7 +46,10 @@ export function renderChannel(
     base.rate_limit_per_user = row.rate_limit_per_user;
     base.message_count = row.message_count ?? 0;
     base.member_count = row.member_count ?? 0;
+    // Messages ever sent, deletions included; messages are not counted here yet, so as message_count.
+    base.total_message_sent = row.message_count ?? 0;
     base.thread_metadata = row.thread_metadata;
+    if (row.applied_tags) base.applied_tags = row.applied_tags;
     return base;
   }
   base.position = row.position;

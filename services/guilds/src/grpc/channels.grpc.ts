@@ -1,8 +1,54 @@
-import type { ServiceImpl } from '@kith/platform';
+import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
 
+const MAX_PAGE = 1000;
+
+/** An id that can name a stored row (a bigint): anything else names nothing. */
+const storable = (id: string): boolean => /^\d{1,19}$/.test(id) && BigInt(id) < 1n << 63n;
+
 /** GetChannel, AddRecipient, ListChannelViewerIds. */
-export function channelsGrpc(_deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
-  return {};
+export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
+  const api = channelModule(deps);
+  return {
+    async getChannel({ channelId }) {
+      const found = storable(channelId) ? await api.describe(channelId) : undefined;
+      if (!found) return { found: false };
+      const { row, recipientIds, json } = found;
+      return {
+        found: true,
+        channel: {
+          id: row.id,
+          type: row.type,
+          guildId: row.guild_id ?? '',
+          parentId: row.parent_id ?? '',
+          name: row.name ?? '',
+          recipientIds,
+          ownerId: row.owner_id ?? '',
+          channelJson: JSON.stringify(json),
+        },
+      };
+    },
+
+    async addRecipient({ channelId, userId }) {
+      if (!storable(channelId)) return { errorCode: 10003 };
+      if (!storable(userId)) return { errorCode: 10013 };
+      try {
+        const { added, channel } = await api.dms.addRecipient(null, channelId, userId);
+        return { errorCode: 0, alreadyRecipient: !added, channelJson: JSON.stringify(channel) };
+      } catch (err) {
+        // The platform's refusals travel as codes for the caller (invites) to answer with.
+        if (err instanceof ApiError) return { errorCode: err.body.code };
+        throw err;
+      }
+    },
+
+    async listChannelViewerIds({ channelId, after, limit }) {
+      const ids = storable(channelId) ? await api.viewerIds(channelId) : [];
+      const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
+      const from = storable(after) ? BigInt(after) : -1n;
+      return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };
+    },
+  };
 }
