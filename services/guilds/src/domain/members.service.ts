@@ -1,0 +1,225 @@
+import { ApiError } from '@kith/platform';
+import type { Updateable } from 'kysely';
+import { guildsStore, type Tx, type MemberRow } from '../store/guilds.store.js';
+import type { MembersTable } from '../store/schema.js';
+import type { PartialUser } from './channel.view.js';
+import type { GuildsDeps } from './deps.js';
+import { guildErrors } from './guild.errors.js';
+import { actorIn, requireAbove, requireOutranks, requirePermission, type Actor } from './guild.guard.js';
+import { renderBan, renderMember } from './guild.view.js';
+import { removeMember } from './membership.js';
+import { Permission } from './permissions.js';
+import { unknownUser, usersById } from './users.js';
+
+export interface MemberChanges {
+  nick?: string | null;
+  roles?: string[];
+  mute?: boolean;
+  deaf?: boolean;
+  communication_disabled_until?: string | null;
+}
+
+/** Members, their roles and bans: permission and hierarchy checks, then one transaction each. */
+export class MembersService {
+  constructor(private readonly deps: GuildsDeps) {}
+
+  async list(userId: string, guildId: string, after: string | null, limit: number) {
+    await actorIn(this.deps.db, this.deps.access, guildId, userId);
+    const members = await guildsStore.members(this.deps.db, guildId, after, limit);
+    const users = await usersById(
+      this.deps.auth,
+      members.map((m) => m.user_id),
+    );
+    return members.map((m) => renderMember(m, users.get(m.user_id) ?? unknownUser(m.user_id)));
+  }
+
+  async get(userId: string, guildId: string, targetId: string) {
+    await actorIn(this.deps.db, this.deps.access, guildId, userId);
+    const member = await guildsStore.member(this.deps.db, guildId, targetId);
+    if (!member) throw guildErrors.unknownMember();
+    return this.render(member);
+  }
+
+  /**
+   * PATCH a member: a nickname needs MANAGE_NICKNAMES (your own: CHANGE_NICKNAME will do), roles
+   * MANAGE_ROLES and rank over each role added or removed, mute/deaf MUTE_/DEAFEN_MEMBERS, a timeout
+   * MODERATE_MEMBERS. Acting on someone else needs rank over them.
+   */
+  async update(userId: string, guildId: string, targetId: string, changes: MemberChanges) {
+    return this.inGuild(userId, guildId, async (trx, actor) => {
+      const member = await guildsStore.member(trx, guildId, targetId);
+      if (!member) throw guildErrors.unknownMember();
+      const self = targetId === userId;
+      const columns: Updateable<MembersTable> = {};
+      if (changes.nick !== undefined) {
+        if (self) {
+          if (!(actor.permissions & (Permission.CHANGE_NICKNAME | Permission.MANAGE_NICKNAMES))) throw ApiError.of('MISSING_PERMISSIONS');
+        } else {
+          requirePermission(actor, Permission.MANAGE_NICKNAMES);
+          requireOutranks(actor, targetId, member.role_ids);
+        }
+        columns.nick = changes.nick === '' ? null : changes.nick;
+      }
+      const moderation: [keyof MemberChanges, bigint][] = [
+        ['mute', Permission.MUTE_MEMBERS],
+        ['deaf', Permission.DEAFEN_MEMBERS],
+        ['communication_disabled_until', Permission.MODERATE_MEMBERS],
+      ];
+      for (const [field, permission] of moderation) {
+        if (changes[field] === undefined) continue;
+        requirePermission(actor, permission);
+        if (!self || field === 'communication_disabled_until') requireOutranks(actor, targetId, member.role_ids);
+      }
+      if (changes.mute !== undefined) columns.mute = changes.mute;
+      if (changes.deaf !== undefined) columns.deaf = changes.deaf;
+      if (changes.communication_disabled_until !== undefined) columns.communication_disabled_until = changes.communication_disabled_until;
+      await guildsStore.updateMember(trx, guildId, targetId, columns);
+      if (changes.roles !== undefined) await this.setRoles(trx, actor, member, changes.roles);
+      return this.emitUpdate(trx, guildId, targetId);
+    });
+  }
+
+  async addRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    await this.inGuild(userId, guildId, async (trx, actor) => {
+      const member = await guildsStore.member(trx, guildId, targetId);
+      if (!member) throw guildErrors.unknownMember();
+      if (member.role_ids.includes(roleId)) {
+        if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
+        return;
+      }
+      await this.setRoles(trx, actor, member, [...member.role_ids, roleId]);
+      await this.emitUpdate(trx, guildId, targetId);
+    });
+  }
+
+  async removeRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    await this.inGuild(userId, guildId, async (trx, actor) => {
+      const member = await guildsStore.member(trx, guildId, targetId);
+      if (!member) throw guildErrors.unknownMember();
+      if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
+      if (!member.role_ids.includes(roleId)) return;
+      await this.setRoles(
+        trx,
+        actor,
+        member,
+        member.role_ids.filter((id) => id !== roleId),
+      );
+      await this.emitUpdate(trx, guildId, targetId);
+    });
+  }
+
+  /** KICK_MEMBERS and rank over the member; never the owner. */
+  async kick(userId: string, guildId: string, targetId: string): Promise<void> {
+    const user = (await usersById(this.deps.auth, [targetId])).get(targetId);
+    await this.inGuild(
+      userId,
+      guildId,
+      async (trx, actor) => {
+        requirePermission(actor, Permission.KICK_MEMBERS);
+        const member = await guildsStore.member(trx, guildId, targetId);
+        if (!member) throw guildErrors.unknownMember();
+        requireOutranks(actor, targetId, member.role_ids);
+        await removeMember(this.deps, trx, guildId, targetId, user);
+      },
+      targetId,
+    );
+  }
+
+  // Bans
+
+  async bans(userId: string, guildId: string, page: { before?: string; after?: string; limit: number }) {
+    const actor = await actorIn(this.deps.db, this.deps.access, guildId, userId);
+    requirePermission(actor, Permission.BAN_MEMBERS);
+    const bans = await guildsStore.bans(this.deps.db, guildId, page);
+    const users = await usersById(
+      this.deps.auth,
+      bans.map((b) => b.user_id),
+    );
+    return bans.map((b) => renderBan(b, users.get(b.user_id) ?? unknownUser(b.user_id)));
+  }
+
+  async ban(userId: string, guildId: string, targetId: string) {
+    const actor = await actorIn(this.deps.db, this.deps.access, guildId, userId);
+    requirePermission(actor, Permission.BAN_MEMBERS);
+    const ban = await guildsStore.ban(this.deps.db, guildId, targetId);
+    if (!ban) throw guildErrors.unknownBan();
+    return renderBan(ban, (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId));
+  }
+
+  /** BAN_MEMBERS, rank over the user if they are a member; banning removes them. */
+  async putBan(userId: string, guildId: string, targetId: string, reason: string | null): Promise<void> {
+    const user = (await usersById(this.deps.auth, [targetId])).get(targetId);
+    if (!user) throw ApiError.of('UNKNOWN_USER');
+    await this.inGuild(
+      userId,
+      guildId,
+      async (trx, actor) => {
+        requirePermission(actor, Permission.BAN_MEMBERS);
+        const member = await guildsStore.member(trx, guildId, targetId);
+        if (targetId === actor.ownerId || targetId === userId) throw ApiError.of('MISSING_PERMISSIONS');
+        if (member) requireOutranks(actor, targetId, member.role_ids);
+        if (!(await guildsStore.insertBan(trx, { guild_id: guildId, user_id: targetId, reason }))) return;
+        if (member) await removeMember(this.deps, trx, guildId, targetId, user);
+        await this.deps.outbox.enqueue(trx, [
+          { name: 'GUILD_BAN_ADD', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
+        ]);
+      },
+      targetId,
+    );
+  }
+
+  async deleteBan(userId: string, guildId: string, targetId: string): Promise<void> {
+    const user = (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId);
+    await this.inGuild(userId, guildId, async (trx, actor) => {
+      requirePermission(actor, Permission.BAN_MEMBERS);
+      if (!(await guildsStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
+      await this.deps.outbox.enqueue(trx, [
+        { name: 'GUILD_BAN_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
+      ]);
+    });
+  }
+
+  /** Sets a member's roles to `wanted`: each one added or removed must be a guild role below the actor. */
+  private async setRoles(trx: Tx, actor: Actor, member: MemberRow, wanted: readonly string[]): Promise<void> {
+    requirePermission(actor, Permission.MANAGE_ROLES);
+    const byId = new Map(actor.roles.map((r) => [r.id, r]));
+    const target = new Set(wanted.filter((id) => id !== actor.guildId));
+    for (const id of target) if (!byId.has(id)) throw guildErrors.unknownRole();
+    const current = new Set(member.role_ids);
+    const added = [...target].filter((id) => !current.has(id));
+    const removed = [...current].filter((id) => !target.has(id));
+    for (const id of [...added, ...removed]) {
+      const role = byId.get(id)!;
+      requireAbove(actor, role.position);
+      if (role.managed) throw ApiError.of('MISSING_PERMISSIONS');
+    }
+    await guildsStore.addMemberRoles(trx, actor.guildId, member.user_id, added);
+    await guildsStore.removeMemberRoles(trx, actor.guildId, member.user_id, removed);
+  }
+
+  private async emitUpdate(trx: Tx, guildId: string, targetId: string) {
+    const body = await this.render((await guildsStore.member(trx, guildId, targetId))!);
+    await this.deps.outbox.enqueue(trx, [
+      { name: 'GUILD_MEMBER_UPDATE', audience: { guilds: [guildId] }, data: { ...body, guild_id: guildId } },
+    ]);
+    return body;
+  }
+
+  private async render(member: MemberRow) {
+    const user: PartialUser = (await usersById(this.deps.auth, [member.user_id])).get(member.user_id) ?? unknownUser(member.user_id);
+    return renderMember(member, user);
+  }
+
+  /**
+   * One change in a guild, its row locked. Changes that remove a member (kick, ban) name them in
+   * `removing`: their membership lock is taken first, in the order joins take them (user, then
+   * guild), so a join racing the removal waits instead of deadlocking.
+   */
+  private inGuild<T>(userId: string, guildId: string, fn: (trx: Tx, actor: Actor) => Promise<T>, removing?: string): Promise<T> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      if (removing) await guildsStore.lockUserMemberships(trx, removing);
+      if (!(await guildsStore.lockGuild(trx, guildId))) throw ApiError.of('UNKNOWN_GUILD');
+      return fn(trx, await actorIn(trx, this.deps.access, guildId, userId));
+    });
+  }
+}
