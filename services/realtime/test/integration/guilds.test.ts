@@ -56,6 +56,13 @@ async function fence(who: Awaited<ReturnType<typeof member>>) {
 const names = (client: GatewayClient) => client.dispatches().map((f) => f.t);
 
 describe('guild-scoped delivery', () => {
+  it('when the guilds service cannot be reached, then READY still comes, with no guilds or private channels', async () => {
+    const user = await newUser(stack);
+    const { client, ready } = await GatewayClient.ready(realtime.url, user.token);
+    expect(ready).toMatchObject({ guilds: [], private_channels: [], user: { id: user.userId } });
+    client.close();
+  });
+
   it('when an event names a guild, then every member’s socket on every replica gets it once, and no one else’s', async () => {
     const guildId = newGuildId();
     const alice = await member(realtime);
