@@ -1,8 +1,49 @@
-import type { ServiceImpl } from '@kith/platform';
+import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
 
+const MAX_PAGE = 1000;
+
 /** GetChannel, AddRecipient, ListChannelViewerIds. */
-export function channelsGrpc(_deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
-  return {};
+export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
+  const api = channelModule(deps);
+  return {
+    async getChannel({ channelId }) {
+      const found = await api.describe(channelId);
+      if (!found) return { found: false };
+      const { row, recipientIds, json } = found;
+      return {
+        found: true,
+        channel: {
+          id: row.id,
+          type: row.type,
+          guildId: row.guild_id ?? '',
+          parentId: row.parent_id ?? '',
+          name: row.name ?? '',
+          recipientIds,
+          ownerId: row.owner_id ?? '',
+          channelJson: JSON.stringify(json),
+        },
+      };
+    },
+
+    async addRecipient({ channelId, userId }) {
+      try {
+        const { added, channel } = await api.dms.addRecipient(null, channelId, userId);
+        return { errorCode: 0, alreadyRecipient: !added, channelJson: JSON.stringify(channel) };
+      } catch (err) {
+        // The platform's refusals travel as codes for the caller (invites) to answer with.
+        if (err instanceof ApiError) return { errorCode: err.body.code };
+        throw err;
+      }
+    },
+
+    async listChannelViewerIds({ channelId, after, limit }) {
+      const ids = await api.viewerIds(channelId);
+      const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
+      const from = /^\d{1,20}$/.test(after) ? BigInt(after) : -1n;
+      return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };
+    },
+  };
 }

@@ -1,5 +1,105 @@
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
+import { z } from 'zod';
+import { parse, snowflakeField, userIdOf } from '@kith/platform';
+import {
+  archivedQuery,
+  createChannelBody,
+  createThreadBody,
+  modifyChannelBody,
+  openPrivateBody,
+  positionsBody,
+  putOverwriteBody,
+} from '../domain/channel.input.js';
+import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
 
+const guildParams = z.object({ guild_id: snowflakeField });
+const channelParams = z.object({ channel_id: snowflakeField });
+const overwriteParams = channelParams.extend({ overwrite_id: snowflakeField });
+const recipientParams = channelParams.extend({ user_id: snowflakeField });
+
+const guildOf = (req: Request): string => parse(guildParams, req.params).guild_id;
+const channelOf = (req: Request): string => parse(channelParams, req.params).channel_id;
+
 /** Guild channels, threads, permission overwrites, DMs and group DMs. */
-export function channelRoutes(_app: Express, _deps: GuildsDeps): void {}
+export function channelRoutes(app: Express, deps: GuildsDeps): void {
+  const api = channelModule(deps);
+  const { channels, threads, dms } = api;
+
+  app.get('/guilds/:guild_id/channels', async (req, res) => {
+    res.json(await channels.list(userIdOf(res), guildOf(req)));
+  });
+
+  app.post('/guilds/:guild_id/channels', async (req, res) => {
+    const guildId = guildOf(req);
+    res.status(201).json(await channels.create(userIdOf(res), guildId, parse(createChannelBody, req.body)));
+  });
+
+  app.patch('/guilds/:guild_id/channels', async (req, res) => {
+    const guildId = guildOf(req);
+    await channels.reorder(userIdOf(res), guildId, parse(positionsBody, req.body));
+    res.status(204).end();
+  });
+
+  app.get('/guilds/:guild_id/threads/active', async (req, res) => {
+    res.json(await threads.active(userIdOf(res), guildOf(req)));
+  });
+
+  app.get('/channels/:channel_id', async (req, res) => {
+    res.json(await api.get(userIdOf(res), channelOf(req)));
+  });
+
+  app.patch('/channels/:channel_id', async (req, res) => {
+    const channelId = channelOf(req);
+    res.json(await api.modify(userIdOf(res), channelId, parse(modifyChannelBody, req.body)));
+  });
+
+  app.delete('/channels/:channel_id', async (req, res) => {
+    res.json(await api.delete(userIdOf(res), channelOf(req)));
+  });
+
+  app.put('/channels/:channel_id/permissions/:overwrite_id', async (req, res) => {
+    const { channel_id, overwrite_id } = parse(overwriteParams, req.params);
+    const body = parse(putOverwriteBody, req.body);
+    const overwrite = { id: overwrite_id, type: body.type, allow: body.allow ?? 0n, deny: body.deny ?? 0n };
+    await channels.putOverwrite(userIdOf(res), channel_id, overwrite);
+    res.status(204).end();
+  });
+
+  app.delete('/channels/:channel_id/permissions/:overwrite_id', async (req, res) => {
+    const { channel_id, overwrite_id } = parse(overwriteParams, req.params);
+    await channels.deleteOverwrite(userIdOf(res), channel_id, overwrite_id);
+    res.status(204).end();
+  });
+
+  app.post('/channels/:channel_id/threads', async (req, res) => {
+    const channelId = channelOf(req);
+    res.status(201).json(await threads.create(userIdOf(res), channelId, parse(createThreadBody, req.body)));
+  });
+
+  app.get('/channels/:channel_id/threads/archived/public', async (req, res) => {
+    const channelId = channelOf(req);
+    const query = parse(archivedQuery, req.query);
+    res.json(await threads.archivedPublic(userIdOf(res), channelId, query.before, query.limit));
+  });
+
+  app.get('/users/@me/channels', async (_req, res) => {
+    res.json(await dms.list(userIdOf(res)));
+  });
+
+  app.post('/users/@me/channels', async (req, res) => {
+    res.json(await dms.open(userIdOf(res), parse(openPrivateBody, req.body)));
+  });
+
+  app.put('/channels/:channel_id/recipients/:user_id', async (req, res) => {
+    const { channel_id, user_id } = parse(recipientParams, req.params);
+    await dms.addRecipient(userIdOf(res), channel_id, user_id);
+    res.status(204).end();
+  });
+
+  app.delete('/channels/:channel_id/recipients/:user_id', async (req, res) => {
+    const { channel_id, user_id } = parse(recipientParams, req.params);
+    await dms.removeRecipient(userIdOf(res), channel_id, user_id);
+    res.status(204).end();
+  });
+}

@@ -116,6 +116,22 @@ export async function join(stack: GuildsStack, guildId: string, user: GuildsUser
   if (answer.errorCode !== 0) throw new Error(`AddMember refused with ${answer.errorCode}`);
 }
 
+/** Creates a role as `owner` (its permissions a bitfield) and gives it to `member`; returns the role. */
+export async function grantRole(
+  stack: GuildsStack,
+  owner: GuildsUser,
+  guildId: string,
+  member: GuildsUser,
+  permissions: bigint,
+  name = 'granted',
+): Promise<Body> {
+  const role = await api(stack, owner, 'POST', `/guilds/${guildId}/roles`, { name, permissions: permissions.toString() });
+  if (role.status !== 200) throw new Error(`create role answered ${role.status}: ${role.text}`);
+  const put = await api(stack, owner, 'PUT', `/guilds/${guildId}/members/${member.userId}/roles/${role.body.id}`);
+  if (put.status !== 204) throw new Error(`add role answered ${put.status}: ${put.text}`);
+  return role.body;
+}
+
 /**
  * The events the guilds service wrote to its outbox (whether or not the relay has published them
  * yet), oldest first; `filter` narrows by name and by a predicate on the envelope.

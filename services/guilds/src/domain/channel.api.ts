@@ -1,0 +1,68 @@
+import { isThread, type ChannelRow } from '../store/access.store.js';
+import { overwriteSourceOf, type PgChannelStore } from '../store/channel.store.js';
+import type { PgDmStore } from '../store/dm.store.js';
+import { compareIds, viewerIds } from './channel.audience.js';
+import type { ModifyChannelInput } from './channel.input.js';
+import type { ChannelService } from './channel.service.js';
+import type { ThreadService } from './channel.threads.js';
+import { renderChannel } from './channel.view.js';
+import type { DmService } from './dm.service.js';
+
+/** `/channels/{id}` for every kind of channel: each kind's service decides what the verb means. */
+export class ChannelApi {
+  constructor(
+    private readonly store: PgChannelStore,
+    readonly channels: ChannelService,
+    readonly threads: ThreadService,
+    readonly dms: DmService,
+    private readonly dmStore: PgDmStore,
+  ) {}
+
+  /** A channel for other services: its row, private recipients and JSON (all recipients shown). */
+  async describe(channelId: string): Promise<{ row: ChannelRow; recipientIds: string[]; json: Record<string, unknown> } | undefined> {
+    const row = await this.store.get(this.store.db, channelId);
+    if (!row) return undefined;
+    if (row.guild_id === null) {
+      return { row, recipientIds: await this.dmStore.participantIds(this.store.db, row), json: await this.dms.render(row, null) };
+    }
+    const overwrites = isThread(row.type) ? [] : await this.channels.overwritesOf(row.id);
+    return { row, recipientIds: [], json: renderChannel(row, overwrites) };
+  }
+
+  /** Who can see a channel, ascending: members with VIEW_CHANNEL (a thread: in its parent) or the recipients. */
+  async viewerIds(channelId: string): Promise<string[]> {
+    const row = await this.store.get(this.store.db, channelId);
+    if (!row) return [];
+    if (row.guild_id === null) return (await this.dmStore.participantIds(this.store.db, row)).sort(compareIds);
+    const guild = await this.store.snapshot(this.store.db, row.guild_id);
+    if (!guild) return [];
+    return viewerIds(guild, await this.channels.overwritesOf(overwriteSourceOf(row))).sort(compareIds);
+  }
+
+  async get(userId: string, channelId: string): Promise<Record<string, unknown>> {
+    const { channel } = await this.channels.visible(channelId, userId);
+    if (channel.guild_id === null) return this.dms.render(channel, userId);
+    return renderChannel(channel, isThread(channel.type) ? [] : await this.channels.overwritesOf(channel.id));
+  }
+
+  modify(userId: string, channelId: string, input: ModifyChannelInput): Promise<Record<string, unknown>> {
+    return this.store.transaction(async (trx) => {
+      // The row lock orders concurrent changes of one channel (and its event audiences).
+      await this.store.get(trx, channelId, true);
+      const access = await this.channels.visible(channelId, userId, trx);
+      if (access.channel.guild_id === null) return this.dms.rename(trx, access.channel, userId, input.name);
+      if (isThread(access.channel.type)) return this.threads.modify(trx, access, input, userId);
+      return this.channels.modify(trx, access, input);
+    });
+  }
+
+  delete(userId: string, channelId: string): Promise<Record<string, unknown>> {
+    return this.store.transaction(async (trx) => {
+      await this.store.get(trx, channelId, true);
+      const access = await this.channels.visible(channelId, userId, trx);
+      if (access.channel.guild_id === null) return this.dms.close(trx, access.channel, userId);
+      if (isThread(access.channel.type)) return this.threads.delete(trx, access);
+      return this.channels.deleteGuildChannel(trx, access);
+    });
+  }
+}

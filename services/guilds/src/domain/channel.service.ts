@@ -1,0 +1,246 @@
+import { ApiError } from '@kith/platform';
+import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
+import { overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
+import { ChannelErrors, invalidField } from './channel.errors.js';
+import type { GuildChannelEvents, Trx } from './channel.events.js';
+import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
+import { renderChannel } from './channel.view.js';
+import { channelPermissions, hasAll, Permission, type Overwrite } from './permissions.js';
+
+export const MAX_GUILD_CHANNELS = 500;
+export const MAX_CATEGORY_CHANNELS = 50;
+
+/** Text-like channel names are lowercase with dashes for spaces, as the platform stores them. */
+export function normaliseName(type: number, name: string): string {
+  const trimmed = name.trim();
+  if (type === ChannelType.GUILD_VOICE || type === ChannelType.GUILD_CATEGORY || type === ChannelType.GUILD_STAGE_VOICE) return trimmed;
+  return trimmed.toLowerCase().replace(/\s+/g, '-');
+}
+
+/** What the schema cannot know without the type: a name left empty by trimming, a forum's longer topic. */
+function checkTextFields(type: number, name: string, topic: string | null | undefined): void {
+  if (name.length === 0) throw invalidField('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+  const maxTopic = type === ChannelType.GUILD_FORUM ? 4096 : 1024;
+  if (topic && [...topic].length > maxTopic)
+    throw invalidField('topic', 'BASE_TYPE_BAD_LENGTH', `Must be between 0 and ${maxTopic} in length.`);
+}
+
+const toOverwrite = (o: OverwriteInput): Overwrite => ({ id: o.id, type: o.type, allow: o.allow ?? 0n, deny: o.deny ?? 0n });
+
+/** A caller may only allow or deny what they have; MANAGE_ROLES in overwrites only as an administrator. */
+export function assertGrantable(held: bigint, overwrites: readonly Overwrite[]): void {
+  if (held & Permission.ADMINISTRATOR) return;
+  for (const o of overwrites) {
+    const bits = o.allow | o.deny;
+    if (bits & ~held || bits & Permission.MANAGE_ROLES) throw ApiError.of('MISSING_PERMISSIONS');
+  }
+}
+
+/** Guild channels: listing, creating, changing, ordering, deleting and their permission overwrites. */
+export class ChannelService {
+  constructor(
+    private readonly store: PgChannelStore,
+    private readonly access: PgAccess,
+    private readonly events: GuildChannelEvents,
+  ) {}
+
+  /** The caller's access to a guild they are a member of; 10004 otherwise (existence is not leaked). */
+  async memberAccess(guildId: string, userId: string, db = this.store.db): Promise<GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> }> {
+    const guild = await this.access.guild(guildId, userId, db);
+    if (!guild?.ctx) throw ApiError.of('UNKNOWN_GUILD');
+    return guild as GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> };
+  }
+
+  /** A channel the caller can see (a member with VIEW_CHANNEL, or a recipient); 10003 otherwise. */
+  async visible(channelId: string, userId: string, db = this.store.db): Promise<ChannelAccess> {
+    const access = await this.access.channel(channelId, userId, db);
+    if (!access?.member) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (access.channel.guild_id !== null && !(access.permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    return access;
+  }
+
+  async list(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
+    const guild = await this.memberAccess(guildId, userId);
+    const rows = await this.store.listGuildChannels(this.store.db, guildId);
+    const overwrites = await overwritesOf(
+      this.store.db,
+      rows.map((r) => r.id),
+    );
+    return rows.flatMap((row) => {
+      const own = overwrites.get(row.id) ?? [];
+      return channelPermissions(guild.ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
+    });
+  }
+
+  async create(userId: string, guildId: string, input: CreateChannelInput): Promise<Record<string, unknown>> {
+    const type = input.type ?? ChannelType.GUILD_TEXT;
+    return this.store.transaction(async (trx) => {
+      await this.store.lockGuild(trx, guildId);
+      const guild = await this.memberAccess(guildId, userId, trx);
+      if (!hasAll(guild.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
+      const overwrites = (input.permission_overwrites ?? []).map(toOverwrite);
+      assertGrantable(guild.permissions, overwrites);
+      if (input.parent_id) await this.checkParent(trx, guildId, type, input.parent_id);
+      if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw ChannelErrors.maxGuildChannels();
+      const voice = type === ChannelType.GUILD_VOICE;
+      const name = normaliseName(type, input.name);
+      checkTextFields(type, name, input.topic);
+      const row = await this.store.insert(trx, {
+        id: this.store.newId(),
+        type,
+        guild_id: guildId,
+        name,
+        position: input.position ?? (await this.store.nextPosition(trx, guildId)),
+        topic: voice || type === ChannelType.GUILD_CATEGORY ? null : (input.topic ?? null),
+        nsfw: input.nsfw ?? false,
+        bitrate: voice ? (input.bitrate ?? 64000) : null,
+        user_limit: voice ? (input.user_limit ?? 0) : null,
+        rate_limit_per_user: input.rate_limit_per_user ?? 0,
+        parent_id: input.parent_id ?? null,
+        default_auto_archive_duration: input.default_auto_archive_duration ?? null,
+        available_tags: type === ChannelType.GUILD_FORUM ? '[]' : null,
+      });
+      await this.store.replaceOverwrites(trx, row.id, overwrites);
+      await this.events.emit(trx, 'CHANNEL_CREATE', row, [overwrites]);
+      return renderChannel(row, overwrites);
+    });
+  }
+
+  /** A new parent must be a category of the same guild with room; categories have no parent. */
+  private async checkParent(trx: Trx, guildId: string, type: number, parentId: string): Promise<void> {
+    if (type === ChannelType.GUILD_CATEGORY)
+      throw invalidField('parent_id', 'CHANNEL_PARENT_INVALID_TYPE', 'Categories cannot have subcategories');
+    const parent = await this.store.get(trx, parentId);
+    if (parent?.guild_id !== guildId || parent.type !== ChannelType.GUILD_CATEGORY)
+      throw invalidField('parent_id', 'CHANNEL_PARENT_INVALID_TYPE', 'Not a category');
+    if ((await this.store.countInCategory(trx, parentId)) >= MAX_CATEGORY_CHANNELS)
+      throw invalidField(
+        'parent_id',
+        'CHANNEL_PARENT_MAX_CHANNELS',
+        `Maximum number of channels in category reached (${MAX_CATEGORY_CHANNELS})`,
+      );
+  }
+
+  overwritesOf(channelId: string): Promise<Overwrite[]> {
+    return this.access.overwrites(channelId);
+  }
+
+  /** PATCH of a guild channel (not a thread, not a private channel). */
+  async modify(trx: Trx, access: ChannelAccess, input: ModifyChannelInput): Promise<Record<string, unknown>> {
+    const { channel } = access;
+    if (!hasAll(access.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
+    const before = await this.access.overwrites(channel.id, trx);
+    let after = before;
+    if (input.permission_overwrites != null) {
+      if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
+      after = input.permission_overwrites.map(toOverwrite);
+      assertGrantable(access.permissions, after);
+      await this.store.replaceOverwrites(trx, channel.id, after);
+    }
+    if (input.parent_id != null && input.parent_id !== channel.parent_id)
+      await this.checkParent(trx, channel.guild_id!, channel.type, input.parent_id);
+    const row = await this.store.update(trx, channel.id, this.patchOf(channel, input));
+    await this.events.emit(trx, 'CHANNEL_UPDATE', row, [before, after]);
+    return renderChannel(row, after);
+  }
+
+  private patchOf(channel: ChannelRow, input: ModifyChannelInput): ChannelPatch {
+    const patch: ChannelPatch = {};
+    if (input.name !== undefined) patch.name = normaliseName(channel.type, input.name);
+    checkTextFields(channel.type, patch.name ?? channel.name ?? 'x', input.topic);
+    if (input.topic !== undefined) patch.topic = input.topic;
+    if (input.nsfw != null) patch.nsfw = input.nsfw;
+    if (input.rate_limit_per_user != null) patch.rate_limit_per_user = input.rate_limit_per_user;
+    if (input.position != null) patch.position = input.position;
+    if (input.parent_id !== undefined) patch.parent_id = input.parent_id;
+    if (input.default_auto_archive_duration !== undefined) patch.default_auto_archive_duration = input.default_auto_archive_duration;
+    if (channel.type === ChannelType.GUILD_VOICE) {
+      if (input.bitrate != null) patch.bitrate = input.bitrate;
+      if (input.user_limit != null) patch.user_limit = input.user_limit;
+    }
+    return patch;
+  }
+
+  /** Reorders and re-parents channels of a guild; one CHANNEL_UPDATE per channel that moved. */
+  async reorder(userId: string, guildId: string, items: readonly PositionInput[]): Promise<void> {
+    await this.store.transaction(async (trx) => {
+      await this.store.lockGuild(trx, guildId);
+      const guild = await this.memberAccess(guildId, userId, trx);
+      if (!hasAll(guild.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
+      const rows = new Map((await this.store.listGuildChannels(trx, guildId)).map((r) => [r.id, r]));
+      for (const [index, item] of items.entries()) {
+        const channel = rows.get(item.id);
+        if (!channel) throw invalidField(`${index}.id`, 'CHANNEL_INVALID', 'Channel is not in this guild');
+        const patch: ChannelPatch = {};
+        if (item.position != null) patch.position = item.position;
+        if (item.parent_id !== undefined && item.parent_id !== channel.parent_id) {
+          if (item.parent_id !== null) await this.checkParent(trx, guildId, channel.type, item.parent_id);
+          patch.parent_id = item.parent_id;
+        }
+        if (Object.keys(patch).length === 0) continue;
+        const before = await this.access.overwrites(channel.id, trx);
+        let after = before;
+        if (item.lock_permissions && patch.parent_id) {
+          after = await this.access.overwrites(patch.parent_id, trx);
+          await this.store.replaceOverwrites(trx, channel.id, after);
+        }
+        const row = await this.store.update(trx, channel.id, patch);
+        await this.events.emit(trx, 'CHANNEL_UPDATE', row, [before, after]);
+      }
+    });
+  }
+
+  /** Deletes a guild channel (MANAGE_CHANNELS) and answers it as it was. */
+  async deleteGuildChannel(trx: Trx, access: ChannelAccess): Promise<Record<string, unknown>> {
+    if (!hasAll(access.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
+    const { channel } = access;
+    const overwrites = await this.access.overwrites(channel.id, trx);
+    const rendered = renderChannel(channel, overwrites);
+    // The audience is computed before the row goes: afterwards nobody "sees" it.
+    await this.events.emit(trx, 'CHANNEL_DELETE', channel, [overwrites], rendered);
+    const children = (await this.store.listGuildChannels(trx, channel.guild_id!)).filter((c) => c.parent_id === channel.id);
+    await this.store.delete(trx, channel);
+    // A deleted category's channels stay, without a category: clients hear they moved.
+    for (const child of children) {
+      const own = await this.access.overwrites(child.id, trx);
+      await this.events.emit(trx, 'CHANNEL_UPDATE', { ...child, parent_id: null }, [own]);
+    }
+    return rendered;
+  }
+
+  async putOverwrite(userId: string, channelId: string, overwrite: Overwrite): Promise<void> {
+    await this.changeOverwrites(userId, channelId, async (trx, channel, held) => {
+      assertGrantable(held, [overwrite]);
+      const exists =
+        overwrite.type === 0
+          ? await this.store.roleExists(trx, channel.guild_id!, overwrite.id)
+          : await this.store.memberExists(trx, channel.guild_id!, overwrite.id);
+      if (!exists) throw overwrite.type === 0 ? ChannelErrors.unknownRole() : ChannelErrors.unknownMember();
+      await this.store.putOverwrite(trx, channel.id, overwrite);
+    });
+  }
+
+  async deleteOverwrite(userId: string, channelId: string, targetId: string): Promise<void> {
+    await this.changeOverwrites(userId, channelId, async (trx, channel) => {
+      await this.store.deleteOverwrite(trx, channel.id, targetId);
+    });
+  }
+
+  /** MANAGE_ROLES in a guild channel (threads and private channels have no overwrites). */
+  private async changeOverwrites(
+    userId: string,
+    channelId: string,
+    change: (trx: Trx, channel: ChannelRow, held: bigint) => Promise<void>,
+  ) {
+    await this.store.transaction(async (trx) => {
+      await this.store.get(trx, channelId, true);
+      const access = await this.visible(channelId, userId, trx);
+      const { channel } = access;
+      if (channel.guild_id === null || isThread(channel.type)) throw ChannelErrors.wrongChannelType();
+      if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
+      const before = await this.access.overwrites(channel.id, trx);
+      await change(trx, channel, access.permissions);
+      await this.events.emit(trx, 'CHANNEL_UPDATE', channel, [before, await this.access.overwrites(channel.id, trx)]);
+    });
+  }
+}

@@ -1,0 +1,149 @@
+import { ApiError } from '@kith/platform';
+import { ChannelType, type ChannelAccess, type PgAccess } from '../store/access.store.js';
+import type { ChannelPatch, PgChannelStore } from '../store/channel.store.js';
+import { invalidField, ChannelErrors } from './channel.errors.js';
+import type { GuildChannelEvents, Trx } from './channel.events.js';
+import type { CreateThreadInput, ModifyChannelInput } from './channel.input.js';
+import type { ChannelService } from './channel.service.js';
+import { renderChannel } from './channel.view.js';
+import { channelPermissions, hasAll, Permission } from './permissions.js';
+
+export interface ThreadMetadata {
+  archived: boolean;
+  auto_archive_duration: number;
+  archive_timestamp: string;
+  locked: boolean;
+  invitable?: boolean;
+  create_timestamp: string;
+}
+
+const DEFAULT_AUTO_ARCHIVE = 4320;
+const TEXT_PARENTS: readonly number[] = [ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT];
+
+/** The thread type a request asks for in this parent, or a 50035 / 50024 when it cannot be. */
+function threadTypeFor(parentType: number, input: CreateThreadInput): number {
+  if (parentType === ChannelType.GUILD_FORUM) {
+    if (!input.message) throw invalidField('message', 'BASE_TYPE_REQUIRED', 'This field is required');
+    return ChannelType.PUBLIC_THREAD;
+  }
+  if (!TEXT_PARENTS.includes(parentType)) throw ChannelErrors.wrongChannelType();
+  // Without a type the platform starts a private thread (its first documented behaviour).
+  const asked = input.type ?? ChannelType.PRIVATE_THREAD;
+  if (parentType === ChannelType.GUILD_ANNOUNCEMENT) {
+    if (asked === ChannelType.PRIVATE_THREAD) throw ChannelErrors.wrongChannelType();
+    return ChannelType.ANNOUNCEMENT_THREAD;
+  }
+  if (asked === ChannelType.ANNOUNCEMENT_THREAD) throw invalidField('type', 'BASE_TYPE_CHOICES', 'Value must be one of {11, 12}.');
+  return asked;
+}
+
+const requiredToStart = (parentType: number, type: number): bigint =>
+  parentType === ChannelType.GUILD_FORUM
+    ? Permission.SEND_MESSAGES
+    : type === ChannelType.PRIVATE_THREAD
+      ? Permission.CREATE_PRIVATE_THREADS
+      : Permission.CREATE_PUBLIC_THREADS;
+
+/** Threads: started in text, announcement and forum channels; they take their parent's permissions. */
+export class ThreadService {
+  constructor(
+    private readonly store: PgChannelStore,
+    private readonly access: PgAccess,
+    private readonly events: GuildChannelEvents,
+    private readonly channels: ChannelService,
+  ) {}
+
+  async create(userId: string, parentId: string, input: CreateThreadInput): Promise<Record<string, unknown>> {
+    return this.store.transaction(async (trx) => {
+      const parent = await this.channels.visible(parentId, userId, trx);
+      if (parent.channel.guild_id === null) throw ChannelErrors.wrongChannelType();
+      const type = threadTypeFor(parent.channel.type, input);
+      if (!hasAll(parent.permissions, requiredToStart(parent.channel.type, type))) throw ApiError.of('MISSING_PERMISSIONS');
+      const now = new Date().toISOString();
+      const metadata: ThreadMetadata = {
+        archived: false,
+        auto_archive_duration: input.auto_archive_duration ?? parent.channel.default_auto_archive_duration ?? DEFAULT_AUTO_ARCHIVE,
+        archive_timestamp: now,
+        locked: false,
+        ...(type === ChannelType.PRIVATE_THREAD ? { invitable: input.invitable ?? true } : {}),
+        create_timestamp: now,
+      };
+      const row = await this.store.insert(trx, {
+        id: this.store.newId(),
+        type,
+        guild_id: parent.channel.guild_id,
+        parent_id: parent.channel.id,
+        owner_id: userId,
+        name: input.name.trim(),
+        rate_limit_per_user: input.rate_limit_per_user ?? 0,
+        thread_metadata: JSON.stringify(metadata),
+        message_count: 0,
+        member_count: 1,
+      });
+      const parentOverwrites = await this.access.overwrites(parent.channel.id, trx);
+      const rendered = renderChannel(row);
+      await this.events.emit(trx, 'THREAD_CREATE', row, [parentOverwrites], { ...rendered, newly_created: true });
+      return rendered;
+    });
+  }
+
+  /** PATCH of a thread: MANAGE_THREADS, or its owner for everything but `locked` (and not to reopen a locked thread). */
+  async modify(trx: Trx, access: ChannelAccess, input: ModifyChannelInput, userId: string): Promise<Record<string, unknown>> {
+    const { channel } = access;
+    const metadata = channel.thread_metadata as ThreadMetadata;
+    const moderator = hasAll(access.permissions, Permission.MANAGE_THREADS);
+    if (!moderator) {
+      const ownerMayDo = channel.owner_id === userId && input.locked === undefined && !(metadata.locked && input.archived === false);
+      if (!ownerMayDo) throw ApiError.of('MISSING_PERMISSIONS');
+    }
+    const next: ThreadMetadata = { ...metadata };
+    if (input.archived !== undefined && input.archived !== metadata.archived) {
+      next.archived = input.archived;
+      next.archive_timestamp = new Date().toISOString();
+    }
+    if (input.locked !== undefined) next.locked = input.locked;
+    if (input.auto_archive_duration !== undefined) next.auto_archive_duration = input.auto_archive_duration;
+    const patch: ChannelPatch = { thread_metadata: JSON.stringify(next) };
+    if (input.name !== undefined) patch.name = input.name.trim();
+    if (input.rate_limit_per_user != null) patch.rate_limit_per_user = input.rate_limit_per_user;
+    const row = await this.store.update(trx, channel.id, patch);
+    await this.events.emit(trx, 'THREAD_UPDATE', row, [await this.access.overwrites(channel.parent_id!, trx)]);
+    return renderChannel(row);
+  }
+
+  /** Deleting a thread takes MANAGE_THREADS. */
+  async delete(trx: Trx, access: ChannelAccess): Promise<Record<string, unknown>> {
+    if (!hasAll(access.permissions, Permission.MANAGE_THREADS)) throw ApiError.of('MISSING_PERMISSIONS');
+    const { channel } = access;
+    const data = { id: channel.id, guild_id: channel.guild_id, parent_id: channel.parent_id, type: channel.type };
+    await this.events.emit(trx, 'THREAD_DELETE', channel, [await this.access.overwrites(channel.parent_id!, trx)], data);
+    await this.store.delete(trx, channel);
+    return renderChannel(channel);
+  }
+
+  /** The guild's unarchived threads in channels the caller sees. */
+  async active(userId: string, guildId: string): Promise<{ threads: unknown[]; members: unknown[] }> {
+    const guild = await this.channels.memberAccess(guildId, userId);
+    const threads = await this.store.activeThreads(this.store.db, guildId);
+    const canSee = new Map<string, boolean>();
+    const visible = [];
+    for (const thread of threads) {
+      const parentId = thread.parent_id!;
+      if (!canSee.has(parentId)) {
+        const permissions = channelPermissions(guild.ctx, await this.access.overwrites(parentId));
+        canSee.set(parentId, (permissions & Permission.VIEW_CHANNEL) !== 0n);
+      }
+      if (canSee.get(parentId)) visible.push(renderChannel(thread));
+    }
+    return { threads: visible, members: [] };
+  }
+
+  /** A channel's archived public threads, newest archive first, before a time; READ_MESSAGE_HISTORY. */
+  async archivedPublic(userId: string, channelId: string, before: string | undefined, limit = 50) {
+    const parent = await this.channels.visible(channelId, userId);
+    if (parent.channel.guild_id === null) throw ChannelErrors.wrongChannelType();
+    if (!hasAll(parent.permissions, Permission.READ_MESSAGE_HISTORY)) throw ApiError.of('MISSING_PERMISSIONS');
+    const rows = await this.store.archivedPublicThreads(this.store.db, channelId, before ?? new Date().toISOString(), limit + 1);
+    return { threads: rows.slice(0, limit).map((r) => renderChannel(r)), members: [], has_more: rows.length > limit };
+  }
+}
