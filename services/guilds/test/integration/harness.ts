@@ -1,4 +1,13 @@
-import { createClient, createDatabase, databaseUrl, sql, type EventEnvelope, type Kysely, type ServiceClient } from '@kith/platform';
+import {
+  SnowflakeGenerator,
+  createClient,
+  createDatabase,
+  databaseUrl,
+  sql,
+  type EventEnvelope,
+  type Kysely,
+  type ServiceClient,
+} from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
   call,
@@ -66,6 +75,9 @@ export async function stopGuildsStack(stack: GuildsStack | undefined): Promise<v
   await stack.db.destroy();
   await stopAll(stack.gateway.closers, stack.guilds.closers, stack.under.auth.closers);
 }
+
+/** Ids for rows a test writes directly (its own random worker bits, so they do not collide with the service's). */
+export const testIds = new SnowflakeGenerator();
 
 export type GuildsUser = TestUser & { userId: string };
 

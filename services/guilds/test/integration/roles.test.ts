@@ -9,6 +9,7 @@ import {
   outboxEvents,
   startGuildsStack,
   stopGuildsStack,
+  testIds,
   type Body,
   type GuildsStack,
   type GuildsUser,
@@ -104,7 +105,7 @@ describe('creating roles', () => {
       .insertInto('roles')
       .values(
         Array.from({ length: 249 }, (_, i) => ({
-          id: `${BigInt(guild.id) + BigInt(i + 1)}`,
+          id: testIds.next(),
           guild_id: guild.id,
           name: `r${i}`,
           position: i + 1,
