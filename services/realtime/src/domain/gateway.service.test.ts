@@ -199,4 +199,23 @@ describe('GatewayService', () => {
     expect(transport.sent.slice(1).map((f) => f.t)).toEqual(['G1_EVENT', 'GUILD_CREATE', 'G2_EVENT', 'GUILD_DELETE', 'RESUMED']);
     expect([...conn.guilds]).toEqual(['g2']);
   });
+
+  it('when the user joins a guild while READY is being put together, then GUILD_CREATE and the guild’s events follow READY', async () => {
+    let answer!: (state: { guilds: unknown[]; privateChannels: unknown[]; guildIds: string[] }) => void;
+    const guilds: GuildsPort = { readyState: () => new Promise((resolve) => (answer = resolve)) };
+    const { connect, send, delivery } = setup({ guilds });
+    const { conn, transport } = connect();
+    const identified = send(conn, 2, { token: 'good', properties: {} });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await delivery.deliver({ ...event('GUILD_CREATE'), data: { id: 'g2' } }, 8);
+    await delivery.deliver({ ...event('IN_G2'), audience: { guilds: ['g2'] } }, 9);
+    answer({ guilds: [{ id: 'g1' }], privateChannels: [], guildIds: ['g1'] });
+    await identified;
+    expect(transport.sent.slice(1).map((f) => [f.t, f.s])).toEqual([
+      ['READY', 1],
+      ['GUILD_CREATE', 2],
+      ['IN_G2', 3],
+    ]);
+    expect([...conn.guilds].sort()).toEqual(['g1', 'g2']);
+  });
 });

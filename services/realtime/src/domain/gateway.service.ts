@@ -160,17 +160,21 @@ export class GatewayService {
       ({ last }) => last,
       () => 0,
     );
+    // Attached (catching up) before the snapshot is read, so an event routed meanwhile waits in
+    // the queue instead of passing the connection by: a guild joined while READY is put together
+    // arrives as its GUILD_CREATE, and the guild's events after it follow.
+    const sessionId = randomBytes(16).toString('hex');
+    delivery.attach(conn, sessionRef(sessionId, account));
+    delivery.own(conn);
+    const startsAfter = Math.max(position.current(), streamEnd);
     const [current, relationships, guilds] = await Promise.all([
       auth.currentUser(account.userId),
       this.relationshipsOf(account.userId),
       this.guildsOf(account.userId),
     ]);
     if (!conn.open) return;
+    conn.guilds = new Set(guilds.guildIds);
 
-    const sessionId = randomBytes(16).toString('hex');
-    delivery.attach(conn, sessionRef(sessionId, account), guilds.guildIds);
-    delivery.own(conn);
-    const startsAfter = Math.max(position.current(), streamEnd);
     const ready = dispatchFrame(
       'READY',
       1,
