@@ -1,6 +1,7 @@
 import { ApiError } from '@kith/platform';
 import type { PgAccess } from '../store/access.store.js';
-import { guildsStore, type Db, type RoleRow } from '../store/guilds.store.js';
+import type { Db } from '../store/guilds.store.js';
+import { rolesStore, type RoleRow } from '../store/roles.store.js';
 import { hasAll, Permission, type GuildPermissionContext } from './permissions.js';
 
 /** A member acting in a guild: what permission and hierarchy checks need. */
@@ -27,7 +28,7 @@ export function highestPosition(roleIds: readonly string[], roles: readonly Role
  * (the platform hides it): 10004 either way.
  */
 export async function actorIn(db: Db, access: PgAccess, guildId: string, userId: string): Promise<Actor> {
-  const [guildAccess, roles] = await Promise.all([access.guild(guildId, userId, db), guildsStore.roles(db, guildId)]);
+  const [guildAccess, roles] = await Promise.all([access.guild(guildId, userId, db), rolesStore.roles(db, guildId)]);
   if (!guildAccess?.ctx) throw ApiError.of('UNKNOWN_GUILD');
   const ctx = guildAccess.ctx;
   return {

@@ -1,5 +1,7 @@
-import type { BanRow, GuildRow, MemberRow, RoleRow } from '../store/guilds.store.js';
+import type { GuildRow } from '../store/guilds.store.js';
 import type { PartialUser } from './channel.view.js';
+import type { MemberRow, BanRow } from '../store/members.store.js';
+import type { RoleRow } from '../store/roles.store.js';
 
 /** The platform's role object; permissions as a decimal string. */
 export function renderRole(role: RoleRow): Record<string, unknown> {

@@ -1,16 +1,18 @@
 import { ApiError } from '@kith/platform';
 import type { Updateable } from 'kysely';
 import { ChannelType } from '../store/access.store.js';
-import { guildsStore, type GuildRow } from '../store/guilds.store.js';
+import { guildsStore } from '../store/guilds.store.js';
+import { membersStore } from '../store/members.store.js';
+import { rolesStore } from '../store/roles.store.js';
 import type { GuildsTable } from '../store/schema.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requirePermission } from './guild.guard.js';
-import { imageHash } from './images.js';
+import { imageHash } from './image.hash.js';
 import { guildCounts, renderGuild, renderUserGuild } from './guild.view.js';
-import { MAX_GUILDS_PER_USER, removeMember, renderGuildFor } from './membership.js';
-import { Permission } from './permissions.js';
-import { usersById } from './users.js';
+import { MAX_GUILDS_PER_USER, removeMember, renderGuildFor } from './membership.service.js';
+import { basePermissions, Permission } from './permissions.js';
+import { usersById } from './user.directory.js';
 
 /**
  * What `@everyone` may do in a new guild: read and talk in text and voice, react, invite, thread,
@@ -76,6 +78,16 @@ function columnsOf(settings: GuildSettings): Updateable<GuildsTable> {
   return columns;
 }
 
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
 const CHANNEL_FIELDS = ['afk_channel_id', 'system_channel_id', 'rules_channel_id', 'public_updates_channel_id'] as const;
 
 export class GuildsService {
@@ -89,8 +101,8 @@ export class GuildsService {
     const guildId = ids.next();
     const channelId = ids.next();
     return db.transaction().execute(async (trx) => {
-      await guildsStore.lockUserMemberships(trx, userId);
-      if ((await guildsStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) throw ApiError.of('MAX_GUILDS');
+      await membersStore.lockUserMemberships(trx, userId);
+      if ((await membersStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) throw ApiError.of('MAX_GUILDS');
       const {
         afk_channel_id: _a,
         system_channel_id: _s,
@@ -99,23 +111,26 @@ export class GuildsService {
         ...rest
       } = columnsOf(settings);
       await guildsStore.insertGuild(trx, { ...rest, id: guildId, name: settings.name, owner_id: userId, system_channel_id: channelId });
-      await guildsStore.insertRole(trx, {
+      await rolesStore.insertRole(trx, {
         id: guildId,
         guild_id: guildId,
         name: '@everyone',
         position: 0,
         permissions: DEFAULT_EVERYONE_PERMISSIONS,
       });
-      await trx
-        .insertInto('channels')
-        .values({ id: channelId, type: ChannelType.GUILD_TEXT, guild_id: guildId, name: 'general', position: 0, topic: null })
-        .execute();
-      await guildsStore.insertMember(trx, { guild_id: guildId, user_id: userId }, []);
+      await guildsStore.insertChannel(trx, {
+        id: channelId,
+        type: ChannelType.GUILD_TEXT,
+        guild_id: guildId,
+        name: 'general',
+        topic: null,
+      });
+      await membersStore.insertMember(trx, { guild_id: guildId, user_id: userId }, []);
       const guild = (await guildsStore.guild(trx, guildId))!;
-      const member = (await guildsStore.member(trx, guildId, userId))!;
+      const member = (await membersStore.member(trx, guildId, userId))!;
       const guildJson = await renderGuildFor(trx, guild, member, user);
       await outbox.enqueue(trx, [{ name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildJson }]);
-      return renderGuild(guild, await guildsStore.roles(trx, guildId));
+      return renderGuild(guild, await rolesStore.roles(trx, guildId));
     });
   }
 
@@ -123,7 +138,7 @@ export class GuildsService {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
     const guild = await guildsStore.guild(this.deps.db, guildId);
     if (!guild) throw ApiError.of('UNKNOWN_GUILD');
-    const body = renderGuild(guild, await guildsStore.roles(this.deps.db, guildId));
+    const body = renderGuild(guild, await rolesStore.roles(this.deps.db, guildId));
     return withCounts ? { ...body, ...guildCounts(guild) } : body;
   }
 
@@ -134,26 +149,22 @@ export class GuildsService {
       const { owner_id: newOwner, ...rest } = settings;
       if (newOwner !== undefined && newOwner !== actor.ownerId) {
         if (!actor.isOwner) throw ApiError.of('MISSING_PERMISSIONS');
-        if (!(await guildsStore.member(trx, guildId, newOwner))) throw guildErrors.unknownMember();
+        if (!(await membersStore.member(trx, guildId, newOwner))) throw guildErrors.unknownMember();
       }
       if (Object.keys(rest).length > 0) requirePermission(actor, Permission.MANAGE_GUILD);
       await guildsStore.lockGuild(trx, guildId);
       for (const field of CHANNEL_FIELDS) {
         const channelId = rest[field];
         if (channelId === undefined || channelId === null) continue;
-        const channel = await trx
-          .selectFrom('channels')
-          .select('id')
-          .where('id', '=', channelId)
-          .where('guild_id', '=', guildId)
-          .executeTakeFirst();
-        if (!channel) throw ApiError.form({ [field]: { code: 'CHANNEL_INVALID', message: 'Unknown channel.' } });
+        if (!(await guildsStore.isGuildChannel(trx, guildId, channelId)))
+          throw ApiError.form({ [field]: { code: 'CHANNEL_INVALID', message: 'Unknown channel.' } });
       }
       const changes = columnsOf(rest);
       if (newOwner !== undefined) changes.owner_id = newOwner;
-      const guild: GuildRow =
-        Object.keys(changes).length > 0 ? await guildsStore.updateGuild(trx, guildId, changes) : (await guildsStore.guild(trx, guildId))!;
-      const body = renderGuild(guild, await guildsStore.roles(trx, guildId));
+      if (Object.keys(changes).length === 0)
+        return renderGuild((await guildsStore.guild(trx, guildId))!, await rolesStore.roles(trx, guildId));
+      const guild = await guildsStore.updateGuild(trx, guildId, changes);
+      const body = renderGuild(guild, await rolesStore.roles(trx, guildId));
       await this.deps.outbox.enqueue(trx, [{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: body }]);
       return body;
     });
@@ -170,16 +181,27 @@ export class GuildsService {
     });
   }
 
-  /** GET /users/@me/guilds: partial guilds with the caller's ownership and permissions. */
+  /** GET /users/@me/guilds: partial guilds with the caller's ownership and permissions (three queries a page). */
   async listMine(userId: string, page: { before?: string; after?: string; limit: number; withCounts: boolean }) {
     const guilds = await guildsStore.guildsOf(this.deps.db, userId, page);
-    return Promise.all(
-      guilds.map(async (guild) => {
-        const access = await this.deps.access.guild(guild.id, userId);
-        const body = renderUserGuild(guild, userId, access?.permissions ?? 0n);
-        return page.withCounts ? { ...body, ...guildCounts(guild) } : body;
-      }),
+    const { roles, memberRoles } = await guildsStore.rolesAndMemberRoles(
+      this.deps.db,
+      guilds.map((g) => g.id),
+      userId,
     );
+    const rolesByGuild = groupBy(roles, (r) => r.guild_id);
+    const mineByGuild = groupBy(memberRoles, (m) => m.guild_id);
+    return guilds.map((guild) => {
+      const permissions = basePermissions({
+        guildId: guild.id,
+        ownerId: guild.owner_id,
+        roles: new Map((rolesByGuild.get(guild.id) ?? []).map((r) => [r.id, { id: r.id, permissions: BigInt(r.permissions) }])),
+        userId,
+        memberRoleIds: (mineByGuild.get(guild.id) ?? []).map((m) => m.role_id),
+      });
+      const body = renderUserGuild(guild, userId, permissions);
+      return page.withCounts ? { ...body, ...guildCounts(guild) } : body;
+    });
   }
 
   /** Leaving: the owner cannot (they transfer or delete the guild instead). */

@@ -1,15 +1,16 @@
 import { ApiError } from '@kith/platform';
 import type { Updateable } from 'kysely';
-import { guildsStore, type Tx, type MemberRow } from '../store/guilds.store.js';
+import { guildsStore, type Tx } from '../store/guilds.store.js';
+import { membersStore, type MemberRow } from '../store/members.store.js';
 import type { MembersTable } from '../store/schema.js';
 import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireOutranks, requirePermission, type Actor } from './guild.guard.js';
 import { renderBan, renderMember } from './guild.view.js';
-import { removeMember } from './membership.js';
+import { removeMember } from './membership.service.js';
 import { Permission } from './permissions.js';
-import { unknownUser, usersById } from './users.js';
+import { unknownUser, usersById } from './user.directory.js';
 
 export interface MemberChanges {
   nick?: string | null;
@@ -25,7 +26,7 @@ export class MembersService {
 
   async list(userId: string, guildId: string, after: string | null, limit: number) {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const members = await guildsStore.members(this.deps.db, guildId, after, limit);
+    const members = await membersStore.members(this.deps.db, guildId, after, limit);
     const users = await usersById(
       this.deps.auth,
       members.map((m) => m.user_id),
@@ -35,9 +36,9 @@ export class MembersService {
 
   async get(userId: string, guildId: string, targetId: string) {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const member = await guildsStore.member(this.deps.db, guildId, targetId);
+    const member = await membersStore.member(this.deps.db, guildId, targetId);
     if (!member) throw guildErrors.unknownMember();
-    return this.render(member);
+    return renderMember(member, await this.userOf(targetId));
   }
 
   /**
@@ -46,8 +47,9 @@ export class MembersService {
    * MODERATE_MEMBERS. Acting on someone else needs rank over them.
    */
   async update(userId: string, guildId: string, targetId: string, changes: MemberChanges) {
+    const user = await this.userOf(targetId);
     return this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await guildsStore.member(trx, guildId, targetId);
+      const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       const self = targetId === userId;
       const columns: Updateable<MembersTable> = {};
@@ -73,38 +75,35 @@ export class MembersService {
       if (changes.mute !== undefined) columns.mute = changes.mute;
       if (changes.deaf !== undefined) columns.deaf = changes.deaf;
       if (changes.communication_disabled_until !== undefined) columns.communication_disabled_until = changes.communication_disabled_until;
-      await guildsStore.updateMember(trx, guildId, targetId, columns);
-      if (changes.roles !== undefined) await this.setRoles(trx, actor, member, changes.roles);
-      return this.emitUpdate(trx, guildId, targetId);
+      await membersStore.updateMember(trx, guildId, targetId, columns);
+      const rolesChanged = changes.roles !== undefined && (await this.setRoles(trx, actor, member, changes.roles));
+      if (Object.keys(columns).length === 0 && !rolesChanged) return renderMember(member, user);
+      return this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 
   async addRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    const user = await this.userOf(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await guildsStore.member(trx, guildId, targetId);
+      const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       if (member.role_ids.includes(roleId)) {
         if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
         return;
       }
-      await this.setRoles(trx, actor, member, [...member.role_ids, roleId]);
-      await this.emitUpdate(trx, guildId, targetId);
+      if (await this.setRoles(trx, actor, member, [...member.role_ids, roleId])) await this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 
   async removeRole(userId: string, guildId: string, targetId: string, roleId: string): Promise<void> {
+    const user = await this.userOf(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
-      const member = await guildsStore.member(trx, guildId, targetId);
+      const member = await membersStore.member(trx, guildId, targetId);
       if (!member) throw guildErrors.unknownMember();
       if (!actor.roles.some((r) => r.id === roleId)) throw guildErrors.unknownRole();
       if (!member.role_ids.includes(roleId)) return;
-      await this.setRoles(
-        trx,
-        actor,
-        member,
-        member.role_ids.filter((id) => id !== roleId),
-      );
-      await this.emitUpdate(trx, guildId, targetId);
+      const remaining = member.role_ids.filter((id) => id !== roleId);
+      if (await this.setRoles(trx, actor, member, remaining)) await this.emitUpdate(trx, guildId, targetId, user);
     });
   }
 
@@ -116,7 +115,7 @@ export class MembersService {
       guildId,
       async (trx, actor) => {
         requirePermission(actor, Permission.KICK_MEMBERS);
-        const member = await guildsStore.member(trx, guildId, targetId);
+        const member = await membersStore.member(trx, guildId, targetId);
         if (!member) throw guildErrors.unknownMember();
         requireOutranks(actor, targetId, member.role_ids);
         await removeMember(this.deps, trx, guildId, targetId, user);
@@ -130,7 +129,7 @@ export class MembersService {
   async bans(userId: string, guildId: string, page: { before?: string; after?: string; limit: number }) {
     const actor = await actorIn(this.deps.db, this.deps.access, guildId, userId);
     requirePermission(actor, Permission.BAN_MEMBERS);
-    const bans = await guildsStore.bans(this.deps.db, guildId, page);
+    const bans = await membersStore.bans(this.deps.db, guildId, page);
     const users = await usersById(
       this.deps.auth,
       bans.map((b) => b.user_id),
@@ -141,7 +140,7 @@ export class MembersService {
   async ban(userId: string, guildId: string, targetId: string) {
     const actor = await actorIn(this.deps.db, this.deps.access, guildId, userId);
     requirePermission(actor, Permission.BAN_MEMBERS);
-    const ban = await guildsStore.ban(this.deps.db, guildId, targetId);
+    const ban = await membersStore.ban(this.deps.db, guildId, targetId);
     if (!ban) throw guildErrors.unknownBan();
     return renderBan(ban, (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId));
   }
@@ -155,10 +154,10 @@ export class MembersService {
       guildId,
       async (trx, actor) => {
         requirePermission(actor, Permission.BAN_MEMBERS);
-        const member = await guildsStore.member(trx, guildId, targetId);
+        const member = await membersStore.member(trx, guildId, targetId);
         if (targetId === actor.ownerId || targetId === userId) throw ApiError.of('MISSING_PERMISSIONS');
         if (member) requireOutranks(actor, targetId, member.role_ids);
-        if (!(await guildsStore.insertBan(trx, { guild_id: guildId, user_id: targetId, reason }))) return;
+        if (!(await membersStore.insertBan(trx, { guild_id: guildId, user_id: targetId, reason }))) return;
         if (member) await removeMember(this.deps, trx, guildId, targetId, user);
         await this.deps.outbox.enqueue(trx, [
           { name: 'GUILD_BAN_ADD', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
@@ -172,7 +171,7 @@ export class MembersService {
     const user = (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
       requirePermission(actor, Permission.BAN_MEMBERS);
-      if (!(await guildsStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
+      if (!(await membersStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
       await this.deps.outbox.enqueue(trx, [
         { name: 'GUILD_BAN_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
       ]);
@@ -180,7 +179,7 @@ export class MembersService {
   }
 
   /** Sets a member's roles to `wanted`: each one added or removed must be a guild role below the actor. */
-  private async setRoles(trx: Tx, actor: Actor, member: MemberRow, wanted: readonly string[]): Promise<void> {
+  private async setRoles(trx: Tx, actor: Actor, member: MemberRow, wanted: readonly string[]): Promise<boolean> {
     requirePermission(actor, Permission.MANAGE_ROLES);
     const byId = new Map(actor.roles.map((r) => [r.id, r]));
     const target = new Set(wanted.filter((id) => id !== actor.guildId));
@@ -193,21 +192,22 @@ export class MembersService {
       requireAbove(actor, role.position);
       if (role.managed) throw ApiError.of('MISSING_PERMISSIONS');
     }
-    await guildsStore.addMemberRoles(trx, actor.guildId, member.user_id, added);
-    await guildsStore.removeMemberRoles(trx, actor.guildId, member.user_id, removed);
+    await membersStore.addMemberRoles(trx, actor.guildId, member.user_id, added);
+    await membersStore.removeMemberRoles(trx, actor.guildId, member.user_id, removed);
+    return added.length + removed.length > 0;
   }
 
-  private async emitUpdate(trx: Tx, guildId: string, targetId: string) {
-    const body = await this.render((await guildsStore.member(trx, guildId, targetId))!);
+  /** Announces the member as they now are; `user` is fetched before the transaction, not while it holds locks. */
+  private async emitUpdate(trx: Tx, guildId: string, targetId: string, user: PartialUser) {
+    const body = renderMember((await membersStore.member(trx, guildId, targetId))!, user);
     await this.deps.outbox.enqueue(trx, [
       { name: 'GUILD_MEMBER_UPDATE', audience: { guilds: [guildId] }, data: { ...body, guild_id: guildId } },
     ]);
     return body;
   }
 
-  private async render(member: MemberRow) {
-    const user: PartialUser = (await usersById(this.deps.auth, [member.user_id])).get(member.user_id) ?? unknownUser(member.user_id);
-    return renderMember(member, user);
+  private async userOf(userId: string): Promise<PartialUser> {
+    return (await usersById(this.deps.auth, [userId])).get(userId) ?? unknownUser(userId);
   }
 
   /**
@@ -217,7 +217,7 @@ export class MembersService {
    */
   private inGuild<T>(userId: string, guildId: string, fn: (trx: Tx, actor: Actor) => Promise<T>, removing?: string): Promise<T> {
     return this.deps.db.transaction().execute(async (trx) => {
-      if (removing) await guildsStore.lockUserMemberships(trx, removing);
+      if (removing) await membersStore.lockUserMemberships(trx, removing);
       if (!(await guildsStore.lockGuild(trx, guildId))) throw ApiError.of('UNKNOWN_GUILD');
       return fn(trx, await actorIn(trx, this.deps.access, guildId, userId));
     });

@@ -1,12 +1,13 @@
 import { ApiError, type DomainEvent } from '@kith/platform';
 import type { Updateable } from 'kysely';
 import { guildsStore, type Tx } from '../store/guilds.store.js';
+import { rolesStore } from '../store/roles.store.js';
 import type { RolesTable } from '../store/schema.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireGrantable, requirePermission, type Actor } from './guild.guard.js';
 import { renderRole } from './guild.view.js';
-import { imageHash } from './images.js';
+import { imageHash } from './image.hash.js';
 import { Permission } from './permissions.js';
 
 /** The platform's cap on roles per guild (`@everyone` included). */
@@ -28,12 +29,12 @@ export class RolesService {
 
   async list(userId: string, guildId: string) {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    return (await guildsStore.roles(this.deps.db, guildId)).map(renderRole);
+    return (await rolesStore.roles(this.deps.db, guildId)).map(renderRole);
   }
 
   async get(userId: string, guildId: string, roleId: string) {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const role = await guildsStore.role(this.deps.db, guildId, roleId);
+    const role = await rolesStore.role(this.deps.db, guildId, roleId);
     if (!role) throw guildErrors.unknownRole();
     return renderRole(role);
   }
@@ -46,8 +47,8 @@ export class RolesService {
       const permissions = settings.permissions ?? BigInt(everyone?.permissions ?? '0');
       requireGrantable(actor, permissions);
       if (actor.roles.length >= MAX_ROLES) throw guildErrors.maxRoles();
-      await guildsStore.shiftRolesUp(trx, guildId, 1);
-      const role = await guildsStore.insertRole(trx, {
+      await rolesStore.shiftRolesUp(trx, guildId, 1);
+      const role = await rolesStore.insertRole(trx, {
         id: this.deps.ids.next(),
         guild_id: guildId,
         name: settings.name ?? 'new role',
@@ -87,7 +88,7 @@ export class RolesService {
       }
       const { icon, ...rest } = settings;
       const changes: Updateable<RolesTable> = { ...rest, ...(icon !== undefined ? { icon: imageHash(icon) } : {}) };
-      const updated = Object.keys(changes).length > 0 ? await guildsStore.updateRole(trx, roleId, changes) : role;
+      const updated = Object.keys(changes).length > 0 ? await rolesStore.updateRole(trx, roleId, changes) : role;
       const body = renderRole(updated);
       await this.deps.outbox.enqueue(trx, [
         { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: body } },
@@ -103,7 +104,7 @@ export class RolesService {
       if (role.id === guildId)
         throw ApiError.form({ role_id: { code: 'BASE_TYPE_INVALID', message: 'The @everyone role cannot be deleted.' } });
       requireAbove(actor, role.position);
-      await guildsStore.deleteRole(trx, roleId);
+      await rolesStore.deleteRole(trx, roleId);
       await this.deps.outbox.enqueue(trx, [
         { name: 'GUILD_ROLE_DELETE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role_id: roleId } },
       ]);
@@ -123,11 +124,11 @@ export class RolesService {
         if (move.position === undefined || move.position === null || role.id === guildId || move.position === role.position) continue;
         requireAbove(actor, role.position);
         requireAbove(actor, move.position);
-        const updated = await guildsStore.updateRole(trx, role.id, { position: Math.max(1, move.position) });
+        const updated = await rolesStore.updateRole(trx, role.id, { position: Math.max(1, move.position) });
         events.push({ name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } });
       }
       await this.deps.outbox.enqueue(trx, events);
-      return (await guildsStore.roles(trx, guildId)).map(renderRole);
+      return (await rolesStore.roles(trx, guildId)).map(renderRole);
     });
   }
 

@@ -3,9 +3,11 @@ import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { renderChannel } from '../domain/channel.view.js';
 import type { GuildsDeps } from '../domain/deps.js';
 import { guildCounts, renderGuild } from '../domain/guild.view.js';
-import { joinGuild, removeMember, renderGuildFor } from '../domain/membership.js';
-import { unknownUser, usersById } from '../domain/users.js';
-import { guildsStore, type MemberRow } from '../store/guilds.store.js';
+import { joinGuild, removeMember, renderGuildFor } from '../domain/membership.service.js';
+import { unknownUser, usersById } from '../domain/user.directory.js';
+import { guildsStore } from '../store/guilds.store.js';
+import { membersStore, type MemberRow } from '../store/members.store.js';
+import { rolesStore } from '../store/roles.store.js';
 
 const MAX_PAGE = 1000;
 
@@ -43,14 +45,14 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
           approximateMemberCount: counts.approximate_member_count,
           approximatePresenceCount: counts.approximate_presence_count,
           features: guild.features,
-          guildJson: JSON.stringify(renderGuild(guild, await guildsStore.roles(db, guildId))),
+          guildJson: JSON.stringify(renderGuild(guild, await rolesStore.roles(db, guildId))),
         },
       };
     },
 
     async getMember({ guildId, userId }) {
       ids(guildId, userId);
-      const member = await guildsStore.member(db, guildId, userId);
+      const member = await membersStore.member(db, guildId, userId);
       return member ? { found: true, member: toMember(member) } : { found: false };
     },
 
@@ -81,7 +83,7 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
     async listGuildMemberIds({ guildId, after, limit }) {
       ids(guildId);
       const page = Math.min(Math.max(limit || MAX_PAGE, 1), MAX_PAGE);
-      return { userIds: await guildsStore.memberIds(db, guildId, after && isSnowflake(after) ? after : null, page) };
+      return { userIds: await membersStore.memberIds(db, guildId, after && isSnowflake(after) ? after : null, page) };
     },
 
     async listMutualGuildIds({ userId, otherUserId }) {
@@ -98,12 +100,15 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
       ]);
       const users = await usersById(deps.auth, [userId, ...privateChannels.flatMap((c) => c.recipientIds)]);
       const self = users.get(userId) ?? unknownUser(userId);
-      const guilds = [];
-      for (const guildId of guildIds) {
-        const [guild, member] = await Promise.all([guildsStore.guild(db, guildId), guildsStore.member(db, guildId, userId)]);
-        // Left or deleted between the two reads: not in READY.
-        if (guild && member) guilds.push(await renderGuildFor(db, guild, member, self));
-      }
+      // Concurrent renders: the pool bounds how many run at once.
+      const rendered = await Promise.all(
+        guildIds.map(async (guildId) => {
+          const [guild, member] = await Promise.all([guildsStore.guild(db, guildId), membersStore.member(db, guildId, userId)]);
+          // Left or deleted between the reads: not in READY.
+          return guild && member ? renderGuildFor(db, guild, member, self) : undefined;
+        }),
+      );
+      const guilds = rendered.filter((g) => g !== undefined);
       const channels = privateChannels.map(({ channel, recipientIds }) =>
         renderChannel(
           channel,

@@ -1,44 +1,12 @@
-import type { Express, Request, RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { parse, userIdOf } from '@kith/platform';
 import type { GuildsDeps } from '../domain/deps.js';
 import { GuildsService, type GuildSettings } from '../domain/guilds.service.js';
 import { MembersService } from '../domain/members.service.js';
-import { RolesService, type RoleSettings } from '../domain/roles.service.js';
-import {
-  banBody,
-  bansQuery,
-  createGuildBody,
-  guildParams,
-  memberBody,
-  memberRoleParams,
-  membersQuery,
-  myMemberBody,
-  roleBody,
-  roleParams,
-  rolePositionsBody,
-  updateGuildBody,
-  userGuildsQuery,
-  userParams,
-  withCountsQuery,
-} from './guilds.schemas.js';
-
-const guildIdOf = (req: Request): string => parse(guildParams, req.params).guild_id;
-
-/** Drops the keys a body left out or set to null where null means "leave as is". */
-function present<T extends object>(body: T, nullable: readonly string[] = []): Partial<{ [K in keyof T]: NonNullable<T[K]> | null }> {
-  return Object.fromEntries(
-    Object.entries(body).filter(([key, value]) => value !== undefined && (value !== null || nullable.includes(key))),
-  ) as Partial<{ [K in keyof T]: NonNullable<T[K]> | null }>;
-}
-
-/** The `X-Audit-Log-Reason` header is URL-encoded; a malformed one is kept as sent. */
-function auditReason(header: string): string {
-  try {
-    return decodeURIComponent(header).slice(0, 512);
-  } catch {
-    return header.slice(0, 512);
-  }
-}
+import { RolesService } from '../domain/roles.service.js';
+import { createGuildBody, guildIdOf, present, updateGuildBody, userGuildsQuery, withCountsQuery } from './guilds.schemas.js';
+import { memberRoutes } from './members.routes.js';
+import { roleRoutes } from './roles.routes.js';
 
 /** Nullable guild settings: null clears them. */
 const NULLABLE_GUILD_FIELDS = [
@@ -52,13 +20,9 @@ const NULLABLE_GUILD_FIELDS = [
   'public_updates_channel_id',
 ];
 
-/** Guilds, roles, members and bans. */
+/** Guilds and the caller's guild list; roles, members and bans in their own files. */
 export function guildRoutes(app: Express, deps: GuildsDeps): void {
   const guilds = new GuildsService(deps);
-  const roles = new RolesService(deps);
-  const members = new MembersService(deps);
-
-  // Guilds
 
   app.post('/guilds', async (req, res) => {
     const { region: _region, ...body } = parse(createGuildBody, req.body);
@@ -102,108 +66,6 @@ export function guildRoutes(app: Express, deps: GuildsDeps): void {
     res.status(204).end();
   });
 
-  // Roles
-
-  app.get('/guilds/:guild_id/roles', async (req, res) => {
-    res.json(await roles.list(userIdOf(res), guildIdOf(req)));
-  });
-
-  app.post('/guilds/:guild_id/roles', async (req, res) => {
-    const settings = present(parse(roleBody, req.body), ['icon', 'unicode_emoji']) as RoleSettings;
-    res.json(await roles.create(userIdOf(res), guildIdOf(req), settings));
-  });
-
-  app.patch('/guilds/:guild_id/roles', async (req, res) => {
-    const moves = parse(rolePositionsBody, req.body);
-    res.json(await roles.reorder(userIdOf(res), guildIdOf(req), moves));
-  });
-
-  app.get('/guilds/:guild_id/roles/:role_id', async (req, res) => {
-    const { guild_id, role_id } = parse(roleParams, req.params);
-    res.json(await roles.get(userIdOf(res), guild_id, role_id));
-  });
-
-  app.patch('/guilds/:guild_id/roles/:role_id', async (req, res) => {
-    const { guild_id, role_id } = parse(roleParams, req.params);
-    const settings = present(parse(roleBody, req.body), ['icon', 'unicode_emoji']) as RoleSettings;
-    res.json(await roles.update(userIdOf(res), guild_id, role_id, settings));
-  });
-
-  app.delete('/guilds/:guild_id/roles/:role_id', async (req, res) => {
-    const { guild_id, role_id } = parse(roleParams, req.params);
-    await roles.delete(userIdOf(res), guild_id, role_id);
-    res.status(204).end();
-  });
-
-  // Members
-
-  app.get('/guilds/:guild_id/members', async (req, res) => {
-    const { after, limit } = parse(membersQuery, req.query);
-    res.json(await members.list(userIdOf(res), guildIdOf(req), after ?? null, limit));
-  });
-
-  // Before `/members/:user_id`: `@me` is not a snowflake.
-  app.patch('/guilds/:guild_id/members/@me', async (req, res) => {
-    const userId = userIdOf(res);
-    const body = present(parse(myMemberBody, req.body), ['nick']);
-    res.json(await members.update(userId, guildIdOf(req), userId, body));
-  });
-
-  app.get('/guilds/:guild_id/members/:user_id', async (req, res) => {
-    const { guild_id, user_id } = parse(userParams, req.params);
-    res.json(await members.get(userIdOf(res), guild_id, user_id));
-  });
-
-  app.patch('/guilds/:guild_id/members/:user_id', async (req, res) => {
-    const { guild_id, user_id } = parse(userParams, req.params);
-    const body = present(parse(memberBody, req.body), ['nick', 'communication_disabled_until']);
-    const changes = { ...body, ...(body.roles === null ? { roles: [] } : {}) } as Parameters<MembersService['update']>[3];
-    res.json(await members.update(userIdOf(res), guild_id, user_id, changes));
-  });
-
-  app.delete('/guilds/:guild_id/members/:user_id', async (req, res) => {
-    const { guild_id, user_id } = parse(userParams, req.params);
-    await members.kick(userIdOf(res), guild_id, user_id);
-    res.status(204).end();
-  });
-
-  app.put('/guilds/:guild_id/members/:user_id/roles/:role_id', async (req, res) => {
-    const { guild_id, user_id, role_id } = parse(memberRoleParams, req.params);
-    await members.addRole(userIdOf(res), guild_id, user_id, role_id);
-    res.status(204).end();
-  });
-
-  app.delete('/guilds/:guild_id/members/:user_id/roles/:role_id', async (req, res) => {
-    const { guild_id, user_id, role_id } = parse(memberRoleParams, req.params);
-    await members.removeRole(userIdOf(res), guild_id, user_id, role_id);
-    res.status(204).end();
-  });
-
-  // Bans
-
-  app.get('/guilds/:guild_id/bans', async (req, res) => {
-    const { limit, before, after } = parse(bansQuery, req.query);
-    res.json(await members.bans(userIdOf(res), guildIdOf(req), { limit, ...(before ? { before } : {}), ...(after ? { after } : {}) }));
-  });
-
-  app.get('/guilds/:guild_id/bans/:user_id', async (req, res) => {
-    const { guild_id, user_id } = parse(userParams, req.params);
-    res.json(await members.ban(userIdOf(res), guild_id, user_id));
-  });
-
-  app.put('/guilds/:guild_id/bans/:user_id', async (req, res) => {
-    const { guild_id, user_id } = parse(userParams, req.params);
-    const body = parse(banBody, req.body);
-    // The reason travels in the audit log header; the old body field still works.
-    const header = req.get('x-audit-log-reason');
-    const reason = header ? auditReason(header) : (body?.reason ?? null);
-    await members.putBan(userIdOf(res), guild_id, user_id, reason);
-    res.status(204).end();
-  });
-
-  app.delete('/guilds/:guild_id/bans/:user_id', async (req, res) => {
-    const { guild_id, user_id } = parse(userParams, req.params);
-    await members.deleteBan(userIdOf(res), guild_id, user_id);
-    res.status(204).end();
-  });
+  roleRoutes(app, new RolesService(deps));
+  memberRoutes(app, new MembersService(deps));
 }

@@ -1,5 +1,6 @@
+import type { Request } from 'express';
 import { z } from 'zod';
-import { lengthString, snowflakeField } from '@kith/platform';
+import { lengthString, parse, snowflakeField } from '@kith/platform';
 import { parseBits } from '../domain/permissions.js';
 
 const choices = (values: readonly number[]) => ({
@@ -131,3 +132,15 @@ export const guildParams = z.object({ guild_id: snowflakeField });
 export const roleParams = guildParams.extend({ role_id: snowflakeField });
 export const userParams = guildParams.extend({ user_id: snowflakeField });
 export const memberRoleParams = userParams.extend({ role_id: snowflakeField });
+
+export const guildIdOf = (req: Request): string => parse(guildParams, req.params).guild_id;
+
+/** Drops the keys a body left out or set to null where null means "leave as is". */
+export function present<T extends object>(
+  body: T,
+  nullable: readonly string[] = [],
+): Partial<{ [K in keyof T]: NonNullable<T[K]> | null }> {
+  return Object.fromEntries(
+    Object.entries(body).filter(([key, value]) => value !== undefined && (value !== null || nullable.includes(key))),
+  ) as Partial<{ [K in keyof T]: NonNullable<T[K]> | null }>;
+}

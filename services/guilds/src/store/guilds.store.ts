@@ -1,42 +1,16 @@
 import { sql, type Kysely } from '@kith/platform';
 import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
 import type { Overwrite } from '../domain/permissions.js';
-import type { BansTable, GuildsDatabase, GuildsTable, MembersTable, RolesTable } from './schema.js';
+import type { ChannelsTable, GuildsDatabase, GuildsTable } from './schema.js';
 
 export type GuildRow = Selectable<GuildsTable>;
-export type RoleRow = Selectable<RolesTable>;
-export type BanRow = Selectable<BansTable>;
-export type MemberRow = Selectable<MembersTable> & { role_ids: string[] };
 /** A database handle or an open transaction: every read below works in either. */
 export type Db = Kysely<GuildsDatabase>;
 /** An open transaction: what writes that enqueue events run in. */
 export type Tx = Transaction<GuildsDatabase>;
 
-/** Arbitrary constant naming "a user's guild memberships" among this database's advisory locks. */
-const MEMBERSHIP_LOCK_SPACE = 7_340_501;
-
-/** Member rows with their role ids (without `@everyone`), one query. */
-function membersQuery(db: Db, guildId: string) {
-  return db
-    .selectFrom('members as m')
-    .selectAll('m')
-    .select(
-      sql<string[]>`coalesce((SELECT array_agg(r.role_id ORDER BY r.role_id) FROM member_roles r
-        WHERE r.guild_id = m.guild_id AND r.user_id = m.user_id), '{}')`.as('role_ids'),
-    )
-    .where('m.guild_id', '=', guildId);
-}
-
-/** The SQL of guilds, roles, members and bans; the domain services decide, this reads and writes. */
+/** The SQL of guilds (and the channel reads rendering them needs); the domain services decide. */
 export const guildsStore = {
-  /**
-   * Serialises every join, leave and create of one user (transaction-scoped), so the 100-guild cap
-   * holds under concurrent requests.
-   */
-  async lockUserMemberships(trx: Db, userId: string): Promise<void> {
-    await sql`SELECT pg_advisory_xact_lock(${MEMBERSHIP_LOCK_SPACE}, hashtext(${userId}))`.execute(trx);
-  },
-
   /** Locks the guild row: role positions, member counts and ownership change one at a time. */
   async lockGuild(trx: Db, guildId: string): Promise<GuildRow | undefined> {
     return trx.selectFrom('guilds').selectAll().where('id', '=', guildId).forUpdate().executeTakeFirst();
@@ -44,15 +18,6 @@ export const guildsStore = {
 
   guild(db: Db, guildId: string): Promise<GuildRow | undefined> {
     return db.selectFrom('guilds').selectAll().where('id', '=', guildId).executeTakeFirst();
-  },
-
-  async guildCountOf(db: Db, userId: string): Promise<number> {
-    const { n } = await db
-      .selectFrom('members')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow();
-    return Number(n);
   },
 
   async insertGuild(trx: Db, guild: Insertable<GuildsTable>): Promise<void> {
@@ -90,6 +55,21 @@ export const guildsStore = {
       .execute();
   },
 
+  /** For permission math over many guilds at once: every role of these guilds, and the user's role ids in them. */
+  async rolesAndMemberRoles(db: Db, guildIds: readonly string[], userId: string) {
+    if (guildIds.length === 0) return { roles: [], memberRoles: [] };
+    const [roles, memberRoles] = await Promise.all([
+      db.selectFrom('roles').select(['id', 'guild_id', 'permissions']).where('guild_id', 'in', guildIds).execute(),
+      db
+        .selectFrom('member_roles')
+        .select(['guild_id', 'role_id'])
+        .where('user_id', '=', userId)
+        .where('guild_id', 'in', guildIds)
+        .execute(),
+    ]);
+    return { roles, memberRoles };
+  },
+
   async guildIdsOf(db: Db, userId: string): Promise<string[]> {
     const rows = await db.selectFrom('members').select('guild_id').where('user_id', '=', userId).orderBy('guild_id').execute();
     return rows.map((r) => r.guild_id);
@@ -107,142 +87,16 @@ export const guildsStore = {
     return rows.map((r) => r.guild_id);
   },
 
-  // Roles
+  // Channels: only the default channel of a new guild is made here; the channels part owns the rest.
 
-  roles(db: Db, guildId: string): Promise<RoleRow[]> {
-    return db.selectFrom('roles').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy('id').execute();
+  async insertChannel(trx: Db, channel: Insertable<ChannelsTable>): Promise<void> {
+    await trx.insertInto('channels').values(channel).execute();
   },
 
-  role(db: Db, guildId: string, roleId: string): Promise<RoleRow | undefined> {
-    return db.selectFrom('roles').selectAll().where('guild_id', '=', guildId).where('id', '=', roleId).executeTakeFirst();
+  async isGuildChannel(db: Db, guildId: string, channelId: string): Promise<boolean> {
+    const row = await db.selectFrom('channels').select('id').where('id', '=', channelId).where('guild_id', '=', guildId).executeTakeFirst();
+    return row !== undefined;
   },
-
-  async insertRole(trx: Db, role: Insertable<RolesTable>): Promise<RoleRow> {
-    return trx.insertInto('roles').values(role).returningAll().executeTakeFirstOrThrow();
-  },
-
-  async updateRole(trx: Db, roleId: string, changes: Updateable<RolesTable>): Promise<RoleRow> {
-    return trx.updateTable('roles').set(changes).where('id', '=', roleId).returningAll().executeTakeFirstOrThrow();
-  },
-
-  async deleteRole(trx: Db, roleId: string): Promise<void> {
-    await trx.deleteFrom('roles').where('id', '=', roleId).execute();
-  },
-
-  /** Makes room at `position` for a new role: every role from there up moves one higher. */
-  async shiftRolesUp(trx: Db, guildId: string, from: number): Promise<void> {
-    await trx
-      .updateTable('roles')
-      .set((eb) => ({ position: eb('position', '+', 1) }))
-      .where('guild_id', '=', guildId)
-      .where('position', '>=', from)
-      .where('id', '!=', guildId)
-      .execute();
-  },
-
-  // Members
-
-  member(db: Db, guildId: string, userId: string): Promise<MemberRow | undefined> {
-    return membersQuery(db, guildId).where('m.user_id', '=', userId).executeTakeFirst();
-  },
-
-  members(db: Db, guildId: string, after: string | null, limit: number): Promise<MemberRow[]> {
-    let query = membersQuery(db, guildId);
-    if (after) query = query.where(sql`m.user_id::bigint`, '>', after);
-    return query
-      .orderBy(sql`m.user_id::bigint`)
-      .limit(limit)
-      .execute();
-  },
-
-  async memberIds(db: Db, guildId: string, after: string | null, limit: number): Promise<string[]> {
-    let query = db.selectFrom('members').select('user_id').where('guild_id', '=', guildId);
-    if (after) query = query.where(sql`user_id::bigint`, '>', after);
-    return (
-      await query
-        .orderBy(sql`user_id::bigint`)
-        .limit(limit)
-        .execute()
-    ).map((r) => r.user_id);
-  },
-
-  async insertMember(trx: Db, member: Insertable<MembersTable>, roleIds: readonly string[]): Promise<void> {
-    await trx.insertInto('members').values(member).execute();
-    await this.addMemberRoles(trx, member.guild_id, member.user_id, roleIds);
-    await trx
-      .updateTable('guilds')
-      .set((eb) => ({ member_count: eb('member_count', '+', 1) }))
-      .where('id', '=', member.guild_id)
-      .execute();
-  },
-
-  async deleteMember(trx: Db, guildId: string, userId: string): Promise<boolean> {
-    const deleted = await trx.deleteFrom('members').where('guild_id', '=', guildId).where('user_id', '=', userId).executeTakeFirst();
-    if (deleted.numDeletedRows === 0n) return false;
-    await trx
-      .updateTable('guilds')
-      .set((eb) => ({ member_count: eb('member_count', '-', 1) }))
-      .where('id', '=', guildId)
-      .execute();
-    return true;
-  },
-
-  async updateMember(trx: Db, guildId: string, userId: string, changes: Updateable<MembersTable>): Promise<void> {
-    if (Object.keys(changes).length === 0) return;
-    await trx.updateTable('members').set(changes).where('guild_id', '=', guildId).where('user_id', '=', userId).execute();
-  },
-
-  async addMemberRoles(trx: Db, guildId: string, userId: string, roleIds: readonly string[]): Promise<void> {
-    if (roleIds.length === 0) return;
-    await trx
-      .insertInto('member_roles')
-      .values(roleIds.map((role_id) => ({ guild_id: guildId, user_id: userId, role_id })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  },
-
-  async removeMemberRoles(trx: Db, guildId: string, userId: string, roleIds: readonly string[]): Promise<void> {
-    if (roleIds.length === 0) return;
-    await trx
-      .deleteFrom('member_roles')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .where('role_id', 'in', roleIds)
-      .execute();
-  },
-
-  // Bans
-
-  ban(db: Db, guildId: string, userId: string): Promise<BanRow | undefined> {
-    return db.selectFrom('bans').selectAll().where('guild_id', '=', guildId).where('user_id', '=', userId).executeTakeFirst();
-  },
-
-  bans(db: Db, guildId: string, page: { before?: string; after?: string; limit: number }): Promise<BanRow[]> {
-    let query = db.selectFrom('bans').selectAll().where('guild_id', '=', guildId);
-    if (page.after) query = query.where(sql`user_id::bigint`, '>', page.after);
-    if (page.before) query = query.where(sql`user_id::bigint`, '<', page.before);
-    return query
-      .orderBy(sql`user_id::bigint`)
-      .limit(page.limit)
-      .execute();
-  },
-
-  /** Records a ban; false when the user was already banned (the reason is left as it was). */
-  async insertBan(trx: Db, ban: Insertable<BansTable>): Promise<boolean> {
-    const inserted = await trx
-      .insertInto('bans')
-      .values(ban)
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
-  },
-
-  async deleteBan(trx: Db, guildId: string, userId: string): Promise<boolean> {
-    const deleted = await trx.deleteFrom('bans').where('guild_id', '=', guildId).where('user_id', '=', userId).executeTakeFirst();
-    return deleted.numDeletedRows > 0n;
-  },
-
-  // Channels (read-only here: "chan" owns their changes)
 
   guildChannels(db: Db, guildId: string) {
     return db.selectFrom('channels').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy('id').execute();

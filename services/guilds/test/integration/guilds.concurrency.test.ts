@@ -37,7 +37,7 @@ const membershipsOf = async (user: GuildsUser): Promise<number> =>
   );
 
 describe('the 100-guild cap', () => {
-  it('holds under concurrent creates and joins: exactly the free places are taken, the rest answer 30001', async () => {
+  it('when a user at 97 guilds creates and joins ten at once, then exactly three succeed and the rest answer 30001', async () => {
     const user = await newUser(stack);
     await fillMemberships(user, 97);
     const targets = await Promise.all(Array.from({ length: 5 }, () => createGuild(stack, owner)));
@@ -58,7 +58,7 @@ describe('the 100-guild cap', () => {
     expect(more.body).toMatchObject({ code: 30001, message: 'Maximum number of guilds reached (100)' });
   });
 
-  it('keeps member_count exact when many users join and leave at once', async () => {
+  it('when many users join and leave at once, then member_count stays exact', async () => {
     const guild = await createGuild(stack, owner);
     const users = await Promise.all(Array.from({ length: 8 }, () => newUser(stack)));
     await Promise.all(users.map((u) => stack.grpc.addMember({ guildId: guild.id, userId: u.userId })));
@@ -67,7 +67,7 @@ describe('the 100-guild cap', () => {
     expect(counted.body.approximate_member_count).toBe(6);
   });
 
-  it('a ban racing a join leaves the user out either way', async () => {
+  it('when a ban races a join, then the user ends outside the guild either way', async () => {
     const guild = await createGuild(stack, owner);
     const user = await newUser(stack);
     const [, joinedAnswer] = await Promise.all([

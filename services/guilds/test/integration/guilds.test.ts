@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => stopGuildsStack(stack));
 
 describe('POST /guilds', () => {
-  it('creates the guild with @everyone, a general channel as system channel, and the creator as its owning member', async () => {
+  it('when a user creates a guild, then it has @everyone, a general system channel and the creator as owning member, and GUILD_CREATE goes to them', async () => {
     const res = await api(stack, owner, 'POST', '/guilds', { name: '  My Guild  ', verification_level: 1 });
     expect(res.status).toBe(201);
     const guild = res.body;
@@ -54,7 +54,7 @@ describe('POST /guilds', () => {
     ]);
   });
 
-  it('refuses bad bodies with 50035, broken JSON with 50109 and anonymous callers with 401', async () => {
+  it('when the body is bad, broken or anonymous, then 50035, 50109 or 401 answers', async () => {
     const short = await api(stack, owner, 'POST', '/guilds', { name: ' a ' });
     expect(short.status).toBe(400);
     expect(short.body.code).toBe(50035);
@@ -74,7 +74,7 @@ describe('POST /guilds', () => {
 });
 
 describe('GET/PATCH/DELETE /guilds/{id}', () => {
-  it('hides a guild from non-members (10004) and adds counts on request', async () => {
+  it('when a non-member asks for a guild, then 10004 hides it; when a member asks with_counts, then the counts come back', async () => {
     const guild = await createGuild(stack, owner);
     const hidden = await api(stack, other, 'GET', `/guilds/${guild.id}`);
     expect(hidden.status).toBe(404);
@@ -92,7 +92,7 @@ describe('GET/PATCH/DELETE /guilds/{id}', () => {
     expect(plain.body.approximate_member_count).toBeUndefined();
   });
 
-  it('needs MANAGE_GUILD to edit, lets only the owner transfer ownership, and emits GUILD_UPDATE', async () => {
+  it('when a guild is edited, then MANAGE_GUILD is needed, only the owner transfers ownership, and GUILD_UPDATE goes to the guild', async () => {
     const guild = await createGuild(stack, owner);
     await join(stack, guild.id, other);
     const denied = await api(stack, other, 'PATCH', `/guilds/${guild.id}`, { name: 'renamed' });
@@ -120,7 +120,7 @@ describe('GET/PATCH/DELETE /guilds/{id}', () => {
     expect(after.body.code).toBe(50013);
   });
 
-  it('lets only the owner delete, announcing GUILD_DELETE to the guild', async () => {
+  it('when a guild is deleted, then only the owner may, and GUILD_DELETE goes to the guild', async () => {
     const guild = await createGuild(stack, owner);
     await join(stack, guild.id, other);
     const denied = await api(stack, other, 'DELETE', `/guilds/${guild.id}`);
@@ -135,7 +135,7 @@ describe('GET/PATCH/DELETE /guilds/{id}', () => {
 });
 
 describe('/users/@me/guilds', () => {
-  it('lists partial guilds with owner and permissions, paged by id', async () => {
+  it('when a user lists their guilds, then partial guilds with owner and permissions come back, paged by id', async () => {
     const user = await newUser(stack);
     const a = await createGuild(stack, user, 'first');
     const b = await createGuild(stack, user, 'second');
@@ -156,7 +156,7 @@ describe('/users/@me/guilds', () => {
     expect(bad.body.code).toBe(50035);
   });
 
-  it('leaves a guild: GUILD_MEMBER_REMOVE to the guild and GUILD_DELETE to the user; the owner cannot leave', async () => {
+  it('when a member leaves, then the guild hears GUILD_MEMBER_REMOVE and the user GUILD_DELETE; when the owner tries, then 50055', async () => {
     const guild = await createGuild(stack, owner);
     const user = await newUser(stack);
     await join(stack, guild.id, user);

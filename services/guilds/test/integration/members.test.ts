@@ -35,7 +35,7 @@ async function guildWith(modPermissions: bigint) {
 }
 
 describe('listing and reading members', () => {
-  it('pages members by user id with the user embedded', async () => {
+  it('when members are listed, then they come in user id pages with the user embedded', async () => {
     const { guild } = await guildWith(0n);
     const ids = [owner.userId, mod.userId, member.userId].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
     const all = await api(stack, member, 'GET', `/guilds/${guild.id}/members?limit=1000`);
@@ -51,7 +51,7 @@ describe('listing and reading members', () => {
     expect(modEntry.roles).toHaveLength(1);
   });
 
-  it('answers 10004 to outsiders, 10007 for non-members and 50035 for bad limits', async () => {
+  it('when outsiders, non-members or bad limits are asked about, then 10004, 10007 or 50035 answers', async () => {
     const { guild } = await guildWith(0n);
     expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/members`)).body.code).toBe(10004);
     expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/members/${owner.userId}`)).body.code).toBe(10004);
@@ -64,7 +64,7 @@ describe('listing and reading members', () => {
 });
 
 describe('editing members', () => {
-  it('changes nicknames: MANAGE_NICKNAMES for others (with rank), CHANGE_NICKNAME for yourself', async () => {
+  it('when nicknames change, then others need MANAGE_NICKNAMES and rank, yourself CHANGE_NICKNAME', async () => {
     const { guild } = await guildWith(Permission.MANAGE_NICKNAMES);
     expect((await api(stack, member, 'PATCH', `/guilds/${guild.id}/members/${mod.userId}`, { nick: 'x' })).body.code).toBe(50013);
     const named = await api(stack, mod, 'PATCH', `/guilds/${guild.id}/members/${member.userId}`, { nick: 'buddy' });
@@ -88,7 +88,7 @@ describe('editing members', () => {
     expect((await api(stack, outsider, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'x' })).body.code).toBe(10004);
   });
 
-  it('assigns roles with MANAGE_ROLES only below the assigner, and unknown roles are 10011', async () => {
+  it('when roles are assigned, then MANAGE_ROLES and rank over each role are needed, and unknown roles are 10011', async () => {
     const guild = await createGuild(stack, owner);
     await join(stack, guild.id, mod);
     await join(stack, guild.id, member);
@@ -116,7 +116,7 @@ describe('editing members', () => {
 });
 
 describe('kicking', () => {
-  it('needs KICK_MEMBERS and rank, never kicks the owner, and tells the guild and the user', async () => {
+  it('when a member is kicked, then KICK_MEMBERS and rank are needed, the owner never goes, and the guild and the user are told', async () => {
     const { guild } = await guildWith(Permission.KICK_MEMBERS);
     expect((await api(stack, member, 'DELETE', `/guilds/${guild.id}/members/${mod.userId}`)).body.code).toBe(50013);
     expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/${owner.userId}`)).body.code).toBe(50013);
@@ -142,7 +142,7 @@ describe('kicking', () => {
 });
 
 describe('bans', () => {
-  it('bans with BAN_MEMBERS and rank: the member is removed and cannot rejoin (40007) until unbanned', async () => {
+  it('when a member is banned, then they are removed and cannot rejoin (40007) until unbanned', async () => {
     const { guild } = await guildWith(Permission.BAN_MEMBERS);
     expect((await api(stack, member, 'PUT', `/guilds/${guild.id}/bans/${mod.userId}`, {})).body.code).toBe(50013);
     expect((await api(stack, member, 'GET', `/guilds/${guild.id}/bans`)).body.code).toBe(50013);

@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => stopGuildsStack(stack));
 
 describe('GetGuild and GetMember', () => {
-  it('finds a guild with its JSON and counts, and members with their roles', async () => {
+  it('when GetGuild and GetMember are asked, then the guild with its JSON and counts and the member with roles come back', async () => {
     const guild = await createGuild(stack, owner, 'grpc guild');
     const found = await stack.grpc.getGuild({ guildId: guild.id });
     expect(found.found).toBe(true);
@@ -43,7 +43,7 @@ describe('GetGuild and GetMember', () => {
 });
 
 describe('AddMember', () => {
-  it('joins with roles and flags, emitting GUILD_CREATE to the user and GUILD_MEMBER_ADD to the guild', async () => {
+  it('when AddMember joins a user, then roles and flags apply, GUILD_CREATE goes to them and GUILD_MEMBER_ADD to the guild', async () => {
     const guild = await createGuild(stack, owner);
     const role = (await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'invited' })).body;
     const user = await newUser(stack);
@@ -67,7 +67,7 @@ describe('AddMember', () => {
     expect((await stack.grpc.addMember({ guildId: '1234', userId: user.userId })).errorCode).toBe(10004);
   });
 
-  it('renders only the channels the joining member can see', async () => {
+  it("when a guild hides a channel from @everyone, then the joining member's GUILD_CREATE leaves it out", async () => {
     const guild = await createGuild(stack, owner);
     const secretId = testIds.next();
     await stack.db
@@ -88,7 +88,7 @@ describe('AddMember', () => {
 });
 
 describe('RemoveMember, ListGuildMemberIds, ListMutualGuildIds', () => {
-  it('removes members (never the owner) and pages member ids', async () => {
+  it('when RemoveMember and ListGuildMemberIds are asked, then members go (never the owner) and ids page in order', async () => {
     const guild = await createGuild(stack, owner);
     const users = await Promise.all([newUser(stack), newUser(stack), newUser(stack)]);
     for (const u of users) await join(stack, guild.id, u);
@@ -106,7 +106,7 @@ describe('RemoveMember, ListGuildMemberIds, ListMutualGuildIds', () => {
     expect((await stack.grpc.getGuild({ guildId: guild.id })).guild!.approximateMemberCount).toBe(3);
   });
 
-  it('lists the guilds two users share', async () => {
+  it('when two users share guilds, then ListMutualGuildIds names exactly those', async () => {
     const a = await newUser(stack);
     const b = await newUser(stack);
     const shared = await createGuild(stack, a);
@@ -118,7 +118,7 @@ describe('RemoveMember, ListGuildMemberIds, ListMutualGuildIds', () => {
 });
 
 describe('GetReadyState', () => {
-  it("carries the user's guilds as GUILD_CREATE renders them and their private channels without themselves", async () => {
+  it("when READY state is asked, then the user's guilds come as GUILD_CREATE renders them and their DMs without themselves", async () => {
     const user = await newUser(stack);
     const friend = await newUser(stack);
     const guild = await createGuild(stack, user, 'ready guild');

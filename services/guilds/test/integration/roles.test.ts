@@ -42,7 +42,7 @@ const roleOf = async (guildId: string, roleId: string): Promise<Body> =>
   (await api(stack, owner, 'GET', `/guilds/${guildId}/roles/${roleId}`)).body;
 
 describe('creating roles', () => {
-  it('puts a new role just above @everyone, moves the others up and emits GUILD_ROLE_CREATE', async () => {
+  it('when a role is created, then it sits just above @everyone, the others move up, and GUILD_ROLE_CREATE goes out', async () => {
     const guild = await createGuild(stack, owner);
     const first = await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'first', color: 0xff0000, hoist: true });
     expect(first.status).toBe(200);
@@ -60,7 +60,7 @@ describe('creating roles', () => {
     expect(created!.data.guild_id).toBe(guild.id);
   });
 
-  it('needs MANAGE_ROLES, membership and a valid body', async () => {
+  it('when a role is created without MANAGE_ROLES, membership or a valid body, then 50013, 10004 or 50035 answers', async () => {
     const guild = await createGuild(stack, owner);
     await join(stack, guild.id, member);
     expect((await api(stack, outsider, 'POST', `/guilds/${guild.id}/roles`, { name: 'x' })).body.code).toBe(10004);
@@ -76,7 +76,7 @@ describe('creating roles', () => {
     expect(hoist.body.errors.hoist._errors[0].code).toBe('BASE_TYPE_BAD_BOOLEAN');
   });
 
-  it('never grants permissions the creator lacks; ADMINISTRATOR may grant anything', async () => {
+  it('when a role would grant permissions its creator lacks, then 50013; when an administrator creates it, then it is allowed', async () => {
     const { guild } = await guildWithMod();
     const ban = await api(stack, mod, 'POST', `/guilds/${guild.id}/roles`, { name: 'x', permissions: Permission.BAN_MEMBERS.toString() });
     expect(ban.body.code).toBe(50013);
@@ -98,7 +98,7 @@ describe('creating roles', () => {
     expect(anything.status).toBe(200);
   });
 
-  it('stops at 250 roles with the platform code', async () => {
+  it('when a guild has 250 roles, then another answers 30005', async () => {
     const guild = await createGuild(stack, owner);
     // 249 roles besides @everyone, written directly: the cap is what is under test, not 249 requests.
     await stack.db
@@ -120,7 +120,7 @@ describe('creating roles', () => {
 });
 
 describe('editing, reordering and deleting roles', () => {
-  it('keeps the hierarchy: nobody edits or deletes a role at or above their highest, administrators included', async () => {
+  it('when an administrator edits or deletes a role at or above their highest, then 50013; below it, then it works', async () => {
     const { guild, top, modRole } = await guildWithMod(Permission.MANAGE_ROLES | Permission.ADMINISTRATOR);
     expect((await api(stack, mod, 'PATCH', `/guilds/${guild.id}/roles/${top.id}`, { name: 'mine' })).body.code).toBe(50013);
     expect((await api(stack, mod, 'PATCH', `/guilds/${guild.id}/roles/${modRole.id}`, { name: 'mine' })).body.code).toBe(50013);
@@ -140,7 +140,7 @@ describe('editing, reordering and deleting roles', () => {
     expect((await api(stack, owner, 'GET', `/guilds/${guild.id}/roles/${below.id}`)).body.code).toBe(10011);
   });
 
-  it('refuses to grant an existing role permissions the editor lacks', async () => {
+  it('when an edit would grant a role permissions the editor lacks, then 50013', async () => {
     const { guild } = await guildWithMod();
     const below = (await api(stack, mod, 'POST', `/guilds/${guild.id}/roles`, { name: 'below', permissions: '0' })).body;
     const ban = await api(stack, mod, 'PATCH', `/guilds/${guild.id}/roles/${below.id}`, { permissions: Permission.BAN_MEMBERS.toString() });
@@ -151,7 +151,7 @@ describe('editing, reordering and deleting roles', () => {
     expect(kick.body.permissions).toBe(Permission.KICK_MEMBERS.toString());
   });
 
-  it('protects @everyone from deletion and answers 10011 for unknown roles', async () => {
+  it('when @everyone is deleted or an unknown role is touched, then 50035 or 10011 answers', async () => {
     const guild = await createGuild(stack, owner);
     const everyone = await api(stack, owner, 'DELETE', `/guilds/${guild.id}/roles/${guild.id}`);
     expect(everyone.status).toBe(400);
@@ -162,7 +162,7 @@ describe('editing, reordering and deleting roles', () => {
     expect(edited.body).toMatchObject({ id: guild.id, permissions: '0', position: 0 });
   });
 
-  it('reorders roles by position and answers every role', async () => {
+  it('when roles are reordered, then every role comes back in its new order', async () => {
     const guild = await createGuild(stack, owner);
     const a = (await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'a' })).body;
     const b = (await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'b' })).body;

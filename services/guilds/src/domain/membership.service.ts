@@ -1,11 +1,13 @@
 import { ApiError, type DomainEvent } from '@kith/platform';
-import { guildsStore, type Db, type GuildRow, type MemberRow, type Tx } from '../store/guilds.store.js';
+import { guildsStore, type Db, type GuildRow, type Tx } from '../store/guilds.store.js';
+import { membersStore, type MemberRow } from '../store/members.store.js';
+import { rolesStore } from '../store/roles.store.js';
 import { renderChannel, type PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { renderGuild, renderMember } from './guild.view.js';
 import { channelPermissions, Permission, type GuildPermissionContext } from './permissions.js';
 import { isThread } from '../store/access.store.js';
-import { unknownUser, usersById } from './users.js';
+import { unknownUser, usersById } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
 export const MAX_GUILDS_PER_USER = 100;
@@ -18,7 +20,7 @@ const LARGE_THRESHOLD = 250;
  */
 export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow, user: PartialUser): Promise<Record<string, unknown>> {
   const [roles, channels, overwrites] = await Promise.all([
-    guildsStore.roles(db, guild.id),
+    rolesStore.roles(db, guild.id),
     guildsStore.guildChannels(db, guild.id),
     guildsStore.guildOverwrites(db, guild.id),
   ]);
@@ -73,23 +75,23 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
   const user = (await usersById(deps.auth, [userId])).get(userId);
   if (!user) throw ApiError.of('UNKNOWN_USER');
   return deps.db.transaction().execute(async (trx) => {
-    await guildsStore.lockUserMemberships(trx, userId);
+    await membersStore.lockUserMemberships(trx, userId);
     const guild = await guildsStore.guild(trx, guildId);
     if (!guild) return { error: 10004 as const };
-    const existing = await guildsStore.member(trx, guildId, userId);
+    const existing = await membersStore.member(trx, guildId, userId);
     if (existing)
       return { error: 0 as const, alreadyMember: true, member: existing, guildJson: await renderGuildFor(trx, guild, existing, user) };
-    if (await guildsStore.ban(trx, guildId, userId)) return { error: 40007 as const };
-    if ((await guildsStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
-    const roles = await guildsStore.roles(trx, guildId);
+    if (await membersStore.ban(trx, guildId, userId)) return { error: 40007 as const };
+    if ((await membersStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
+    const roles = await rolesStore.roles(trx, guildId);
     const known = new Set(roles.filter((r) => !r.managed && r.id !== guildId).map((r) => r.id));
     const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
-    await guildsStore.insertMember(
+    await membersStore.insertMember(
       trx,
       { guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags: options.guest ? MEMBER_FLAG_IS_GUEST : 0 },
       roleIds,
     );
-    const member = (await guildsStore.member(trx, guildId, userId))!;
+    const member = (await membersStore.member(trx, guildId, userId))!;
     const counted = (await guildsStore.guild(trx, guildId))!;
     const guildJson = await renderGuildFor(trx, counted, member, user);
     await deps.outbox.enqueue(trx, [
@@ -106,8 +108,8 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
  * False when they were not a member.
  */
 export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, userId: string, user?: PartialUser): Promise<boolean> {
-  await guildsStore.lockUserMemberships(trx, userId);
-  if (!(await guildsStore.deleteMember(trx, guildId, userId))) return false;
+  await membersStore.lockUserMemberships(trx, userId);
+  if (!(await membersStore.deleteMember(trx, guildId, userId))) return false;
   const removed = user ?? (await usersById(deps.auth, [userId])).get(userId) ?? unknownUser(userId);
   const events: DomainEvent[] = [
     { name: 'GUILD_MEMBER_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: removed } },
