@@ -1,7 +1,7 @@
-import { isThread, type ChannelRow } from '../store/access.store.js';
+import { ChannelType, isThread, type ChannelRow } from '../store/access.store.js';
 import { overwriteSourceOf, type PgChannelStore } from '../store/channel.store.js';
 import type { PgDmStore } from '../store/dm.store.js';
-import { compareIds, viewerIds } from './channel.audience.js';
+import { compareIds, privateThreadViewerIds, viewerIds } from './channel.audience.js';
 import type { ModifyChannelInput } from './channel.input.js';
 import type { ChannelService } from './channel.service.js';
 import type { ThreadService } from './channel.threads.js';
@@ -36,7 +36,9 @@ export class ChannelApi {
     if (row.guild_id === null) return (await this.dmStore.participantIds(this.store.db, row)).sort(compareIds);
     const guild = await this.store.snapshot(this.store.db, row.guild_id);
     if (!guild) return [];
-    return viewerIds(guild, await this.channels.overwritesOf(overwriteSourceOf(row))).sort(compareIds);
+    const overwrites = await this.channels.overwritesOf(overwriteSourceOf(row));
+    if (row.type === ChannelType.PRIVATE_THREAD) return privateThreadViewerIds(guild, overwrites, row.owner_id);
+    return viewerIds(guild, overwrites).sort(compareIds);
   }
 
   async get(userId: string, channelId: string): Promise<Record<string, unknown>> {
@@ -47,8 +49,8 @@ export class ChannelApi {
 
   modify(userId: string, channelId: string, input: ModifyChannelInput): Promise<Record<string, unknown>> {
     return this.store.transaction(async (trx) => {
-      // The row lock orders concurrent changes of one channel (and its event audiences).
-      await this.store.get(trx, channelId, true);
+      // Concurrent changes of one channel (and their event audiences) happen one after the other.
+      await this.store.lockChannel(trx, channelId);
       const access = await this.channels.visible(channelId, userId, trx);
       if (access.channel.guild_id === null) return this.dms.rename(trx, access.channel, userId, input.name);
       if (isThread(access.channel.type)) return this.threads.modify(trx, access, input, userId);
@@ -58,7 +60,7 @@ export class ChannelApi {
 
   delete(userId: string, channelId: string): Promise<Record<string, unknown>> {
     return this.store.transaction(async (trx) => {
-      await this.store.get(trx, channelId, true);
+      await this.store.lockChannel(trx, channelId);
       const access = await this.channels.visible(channelId, userId, trx);
       if (access.channel.guild_id === null) return this.dms.close(trx, access.channel, userId);
       if (isThread(access.channel.type)) return this.threads.delete(trx, access);

@@ -1,6 +1,6 @@
 import type { Audience } from '@kith/platform';
 import type { GuildSnapshot } from '../store/channel.store.js';
-import { channelPermissions, OverwriteType, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
+import { channelPermissions, hasAll, OverwriteType, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
 
 /**
  * Who a guild channel's events go to. When every member sees the channel the audience is the
@@ -16,8 +16,8 @@ export function everyoneSees(guildId: string, everyonePermissions: bigint, overw
   return !overwrites.some((o) => o.id !== guildId && o.deny & Permission.VIEW_CHANNEL);
 }
 
-/** The ids (ascending) of the members who can view a channel with these overwrites. */
-export function viewerIds(guild: GuildSnapshot, overwrites: readonly Overwrite[]): string[] {
+/** The ids of the members who can view a channel with these overwrites (and have `required` there too). */
+export function viewerIds(guild: GuildSnapshot, overwrites: readonly Overwrite[], required = Permission.VIEW_CHANNEL): string[] {
   const roles = new Map([...guild.roles].map(([id, permissions]) => [id, { id, permissions }]));
   return guild.members
     .filter((m) => {
@@ -28,9 +28,20 @@ export function viewerIds(guild: GuildSnapshot, overwrites: readonly Overwrite[]
         userId: m.userId,
         memberRoleIds: m.roleIds,
       };
-      return (channelPermissions(ctx, overwrites) & Permission.VIEW_CHANNEL) !== 0n;
+      return hasAll(channelPermissions(ctx, overwrites), required | Permission.VIEW_CHANNEL);
     })
     .map((m) => m.userId);
+}
+
+/**
+ * Who sees a private thread: its creator and the moderators (MANAGE_THREADS), among those who see
+ * its parent (`parentOverwrites`).
+ */
+export function privateThreadViewerIds(guild: GuildSnapshot, parentOverwrites: readonly Overwrite[], ownerId: string | null): string[] {
+  const moderators = new Set(viewerIds(guild, parentOverwrites, Permission.MANAGE_THREADS));
+  return viewerIds(guild, parentOverwrites)
+    .filter((id) => id === ownerId || moderators.has(id))
+    .sort(compareIds);
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Outbox } from '@kith/platform';
 import type { Transaction } from 'kysely';
-import type { PgAccess, ChannelRow } from '../store/access.store.js';
+import { ChannelType, type ChannelRow, type PgAccess } from '../store/access.store.js';
 import type { PgChannelStore } from '../store/channel.store.js';
 import type { GuildsDatabase } from '../store/schema.js';
-import { channelAudience } from './channel.audience.js';
+import { channelAudience, privateThreadViewerIds } from './channel.audience.js';
 import { renderChannel } from './channel.view.js';
 import type { Overwrite } from './permissions.js';
 
@@ -25,6 +25,10 @@ export class GuildChannelEvents {
     const guild = await this.store.snapshot(trx, row.guild_id!);
     if (!guild) return;
     const payload = data ?? renderChannel(row, await this.access.overwrites(row.id, trx));
-    await this.outbox.enqueue(trx, [{ name, audience: channelAudience(guild, visibility), data: payload }]);
+    const audience =
+      row.type === ChannelType.PRIVATE_THREAD
+        ? { users: [...new Set(visibility.flatMap((overwrites) => privateThreadViewerIds(guild, overwrites, row.owner_id)))] }
+        : channelAudience(guild, visibility);
+    await this.outbox.enqueue(trx, [{ name, audience, data: payload }]);
   }
 }

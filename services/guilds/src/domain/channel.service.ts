@@ -17,6 +17,10 @@ export function normaliseName(type: number, name: string): string {
   return trimmed.toLowerCase().replace(/\s+/g, '-');
 }
 
+/** A private thread is seen by its creator and moderators (MANAGE_THREADS) only; other threads as their parent. */
+export const seesThread = (channel: ChannelRow, userId: string, permissions: bigint): boolean =>
+  channel.type !== ChannelType.PRIVATE_THREAD || channel.owner_id === userId || hasAll(permissions, Permission.MANAGE_THREADS);
+
 /** What the schema cannot know without the type: a name left empty by trimming, a forum's longer topic. */
 function checkTextFields(type: number, name: string, topic: string | null | undefined): void {
   if (name.length === 0) throw invalidField('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
@@ -56,6 +60,7 @@ export class ChannelService {
     const access = await this.access.channel(channelId, userId, db);
     if (!access?.member) throw ApiError.of('UNKNOWN_CHANNEL');
     if (access.channel.guild_id !== null && !(access.permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (!seesThread(access.channel, userId, access.permissions)) throw ApiError.of('UNKNOWN_CHANNEL');
     return access;
   }
 
@@ -233,7 +238,7 @@ export class ChannelService {
     change: (trx: Trx, channel: ChannelRow, held: bigint) => Promise<void>,
   ) {
     await this.store.transaction(async (trx) => {
-      await this.store.get(trx, channelId, true);
+      await this.store.lockChannel(trx, channelId);
       const access = await this.visible(channelId, userId, trx);
       const { channel } = access;
       if (channel.guild_id === null || isThread(channel.type)) throw ChannelErrors.wrongChannelType();

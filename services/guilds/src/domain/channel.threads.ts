@@ -4,7 +4,7 @@ import type { ChannelPatch, PgChannelStore } from '../store/channel.store.js';
 import { invalidField, ChannelErrors } from './channel.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateThreadInput, ModifyChannelInput } from './channel.input.js';
-import type { ChannelService } from './channel.service.js';
+import { seesThread, type ChannelService } from './channel.service.js';
 import { renderChannel } from './channel.view.js';
 import { channelPermissions, hasAll, Permission } from './permissions.js';
 
@@ -125,15 +125,13 @@ export class ThreadService {
   async active(userId: string, guildId: string): Promise<{ threads: unknown[]; members: unknown[] }> {
     const guild = await this.channels.memberAccess(guildId, userId);
     const threads = await this.store.activeThreads(this.store.db, guildId);
-    const canSee = new Map<string, boolean>();
+    const inParent = new Map<string, bigint>();
     const visible = [];
     for (const thread of threads) {
       const parentId = thread.parent_id!;
-      if (!canSee.has(parentId)) {
-        const permissions = channelPermissions(guild.ctx, await this.access.overwrites(parentId));
-        canSee.set(parentId, (permissions & Permission.VIEW_CHANNEL) !== 0n);
-      }
-      if (canSee.get(parentId)) visible.push(renderChannel(thread));
+      if (!inParent.has(parentId)) inParent.set(parentId, channelPermissions(guild.ctx, await this.access.overwrites(parentId)));
+      const permissions = inParent.get(parentId)!;
+      if (permissions & Permission.VIEW_CHANNEL && seesThread(thread, userId, permissions)) visible.push(renderChannel(thread));
     }
     return { threads: visible, members: [] };
   }

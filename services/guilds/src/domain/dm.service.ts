@@ -55,9 +55,10 @@ export class DmService {
         : await this.channels.insert(trx, { id: this.channels.newId(), type: ChannelType.DM });
       if (!existing) {
         await this.store.insertPair(trx, low, high, row.id);
-        await this.store.addRecipient(trx, row.id, otherId);
+        await this.store.addRecipient(trx, row.id, low);
+        await this.store.addRecipient(trx, row.id, high);
       }
-      const opened = await this.store.addRecipient(trx, row.id, userId);
+      const opened = !existing || (await this.store.reopen(trx, row.id, userId));
       const rendered = await this.render(row, userId, trx);
       // Only the caller's list changes; the other user sees the DM once a message arrives.
       if (opened) await this.emit(trx, [{ name: 'CHANNEL_CREATE', audience: { users: [userId] }, data: rendered }]);
@@ -151,12 +152,12 @@ export class DmService {
     return gone;
   }
 
-  /** DELETE /channels/{id} of a private channel: closes a DM for the caller, leaves a group DM. */
+  /** DELETE /channels/{id} of a private channel: closes a DM for the caller (still readable), leaves a group DM. */
   async close(trx: Trx, row: ChannelRow, userId: string): Promise<Record<string, unknown>> {
     const ids = await this.store.participantIds(trx, row);
     if (row.type === ChannelType.GROUP_DM) return this.leaveGroup(trx, row, ids, userId);
     const rendered = await this.render(row, userId, trx);
-    await this.store.removeRecipient(trx, row.id, userId);
+    await this.store.close(trx, row.id, userId);
     await this.emit(trx, [{ name: 'CHANNEL_DELETE', audience: { users: [userId] }, data: rendered }]);
     return rendered;
   }

@@ -36,6 +36,16 @@ export class PgChannelStore {
     await sql`SELECT pg_advisory_xact_lock(${guildId}::bigint)`.execute(trx);
   }
 
+  /**
+   * Locks a channel for a change: its guild first (the order creates and reorders take, so the
+   * category and guild limits hold and no two changes wait on each other), then its row.
+   */
+  async lockChannel(trx: Db, id: string): Promise<void> {
+    const row = await this.get(trx, id);
+    if (row?.guild_id) await this.lockGuild(trx, row.guild_id);
+    await this.get(trx, id, true);
+  }
+
   get(db: Db, id: string, forUpdate = false): Promise<ChannelRow | undefined> {
     const query = db.selectFrom('channels').selectAll().where('id', '=', id);
     return (forUpdate ? query.forUpdate() : query).executeTakeFirst();

@@ -1,8 +1,17 @@
 import { sql, type Kysely } from '@kith/platform';
+import type { ColumnType } from 'kysely';
 import { ChannelType, type ChannelRow } from './access.store.js';
 import type { GuildsDatabase } from './schema.js';
 
 type Db = Kysely<GuildsDatabase>;
+
+/** migrations/0011_dm_closures.sql */
+interface DmClosuresTable {
+  channel_id: string;
+  user_id: string;
+  closed_at: ColumnType<Date, Date | undefined, Date>;
+}
+const withClosures = (db: Db) => db.withTables<{ dm_closures: DmClosuresTable }>();
 
 /** DMs and group DMs: the one channel of a pair of users, and recipients. */
 export class PgDmStore {
@@ -71,13 +80,42 @@ export class PgDmStore {
     return channel.type === ChannelType.DM ? this.pairOf(db, channel.id) : this.recipientIds(db, channel.id);
   }
 
-  /** The private channels the user has open, most recent first. */
+  /** Closes a DM for the user (they stay a recipient). */
+  async close(db: Db, channelId: string, userId: string): Promise<void> {
+    await withClosures(db)
+      .insertInto('dm_closures')
+      .values({ channel_id: channelId, user_id: userId })
+      .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
+      .execute();
+  }
+
+  /** Reopens a DM the user had closed; false when it was open. */
+  async reopen(db: Db, channelId: string, userId: string): Promise<boolean> {
+    const result = await withClosures(db)
+      .deleteFrom('dm_closures')
+      .where('channel_id', '=', channelId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  /** The private channels the user has open (not closed), most recent first. */
   listOpen(db: Db, userId: string): Promise<ChannelRow[]> {
-    return db
+    return withClosures(db)
       .selectFrom('channels')
       .innerJoin('channel_recipients', 'channel_recipients.channel_id', 'channels.id')
       .selectAll('channels')
       .where('channel_recipients.user_id', '=', userId)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('dm_closures')
+              .select('dm_closures.user_id')
+              .whereRef('dm_closures.channel_id', '=', 'channels.id')
+              .where('dm_closures.user_id', '=', userId),
+          ),
+        ),
+      )
       .orderBy('channels.id', 'desc')
       .execute();
   }

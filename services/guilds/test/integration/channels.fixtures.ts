@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { request } from 'undici';
-import { createDatabase, type EventEnvelope, type Kysely } from '@kith/platform';
+import { createClient, createDatabase, type EventEnvelope, type Kysely, type ServiceClient } from '@kith/platform';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { unique } from '@kith/platform/testing';
 import {
   call,
@@ -18,8 +19,9 @@ import { Permission } from '../../src/domain/permissions.js';
 import type { GuildsDatabase } from '../../src/store/schema.js';
 
 /**
- * The real system for the channel tests: auth, guilds and the edge in front of them, the guilds
- * database (to seed guilds until guild creation is merged) and every `events.guilds.>` message.
+ * The real system for the channel tests: auth, guilds and the edge in front of them, a gRPC client
+ * of guilds, the guilds database (to seed hundreds of channels for the limits) and every
+ * `events.guilds.>` message NATS carries.
  */
 
 const DB_PREFIX = 'kith_test_chan';
@@ -65,6 +67,7 @@ export class ChannelSystem {
     private readonly gateway: Awaited<ReturnType<typeof startTestGateway>>,
     readonly db: Kysely<GuildsDatabase>,
     private readonly nats: NatsConnection,
+    readonly grpc: ServiceClient<typeof GuildsService>,
   ) {}
 
   static async start(): Promise<ChannelSystem> {
@@ -84,12 +87,14 @@ export class ChannelSystem {
     url.pathname = `/${DB_PREFIX}_guilds`;
     const db = createDatabase<GuildsDatabase>({ url: url.toString(), maxConnections: 4 });
     const nats = await connect({ servers: under.stores.NATS_URL });
-    const system = new ChannelSystem(under, guilds, gateway, db, nats);
+    const grpc = createClient(GuildsService, `127.0.0.1:${guilds.grpcPort}`, 10_000);
+    const system = new ChannelSystem(under, guilds, gateway, db, nats, grpc);
     nats.subscribe('events.guilds.>', { callback: (_err, msg) => system.events.push(msg.json<EventEnvelope<Reply>>()) });
     return system;
   }
 
   async stop(): Promise<void> {
+    this.grpc.close();
     await this.nats.drain().catch(() => undefined);
     await this.db.destroy().catch(() => undefined);
     await stopAll(this.gateway.closers, this.guilds.closers, this.under.auth.closers);
@@ -115,30 +120,32 @@ export class ChannelSystem {
     return { id: me.body.id, token };
   }
 
-  /** A guild owned by `owner` with these other members; `everyone` is the `@everyone` role's bits. */
+  /** A guild created by `owner` (POST /guilds), joined by `members`; `everyone` is the `@everyone` role's bits. */
   async guild(owner: User, members: User[] = [], everyone = EVERYONE_DEFAULT): Promise<string> {
-    const id = String(BigInt(Date.now()) * 4194304n + BigInt(Math.floor(Math.random() * 4194304)));
-    await this.db
-      .insertInto('guilds')
-      .values({ id, name: unique('g'), owner_id: owner.id })
-      .execute();
-    await this.db.insertInto('roles').values({ id, guild_id: id, name: '@everyone', permissions: everyone }).execute();
-    await this.db
-      .insertInto('members')
-      .values([owner, ...members].map((m) => ({ guild_id: id, user_id: m.id, joined_at: new Date() })))
-      .execute();
-    return id;
+    const created = await this.call(owner, '/guilds', { json: { name: unique('g') } });
+    if (created.status !== 201) throw new Error(`create guild answered ${created.status}: ${created.text}`);
+    const guildId = created.body.id;
+    for (const m of members) {
+      const joined = await this.grpc.addMember({ guildId, userId: m.id });
+      if (joined.errorCode !== 0) throw new Error(`AddMember refused with ${joined.errorCode}`);
+    }
+    const res = await this.call(owner, `/guilds/${guildId}/roles/${guildId}`, {
+      method: 'PATCH',
+      json: { permissions: everyone.toString() },
+    });
+    if (res.status !== 200) throw new Error(`edit @everyone answered ${res.status}: ${res.text}`);
+    return guildId;
   }
 
-  /** A role with these bits given to these members. */
-  async role(guildId: string, permissions: bigint, members: User[] = []): Promise<string> {
-    const id = String(BigInt(Date.now()) * 4194304n + BigInt(Math.floor(Math.random() * 4194304)));
-    await this.db
-      .insertInto('roles')
-      .values({ id, guild_id: guildId, name: unique('r'), permissions, position: 1 })
-      .execute();
-    for (const m of members) await this.db.insertInto('member_roles').values({ guild_id: guildId, user_id: m.id, role_id: id }).execute();
-    return id;
+  /** A role with these bits (created by the guild's owner) given to these members. */
+  async role(owner: User, guildId: string, permissions: bigint, members: User[] = []): Promise<string> {
+    const role = await this.call(owner, `/guilds/${guildId}/roles`, { json: { name: unique('r'), permissions: permissions.toString() } });
+    if (role.status !== 200) throw new Error(`create role answered ${role.status}: ${role.text}`);
+    for (const m of members) {
+      const put = await this.call(owner, `/guilds/${guildId}/members/${m.id}/roles/${role.body.id}`, { method: 'PUT' });
+      if (put.status !== 204) throw new Error(`add role answered ${put.status}: ${put.text}`);
+    }
+    return role.body.id;
   }
 
   /** The first event matching, waiting for the relay to publish it. */

@@ -42,7 +42,7 @@ describe('POST /guilds/{id}/channels', () => {
 
   it('when the channel is private to a role, then only the owner and the role hear of it and only they list it', async () => {
     const guildId = await sys.guild(owner, [member, modder]);
-    const roleId = await sys.role(guildId, 0n, [modder]);
+    const roleId = await sys.role(owner, guildId, 0n, [modder]);
     const channel = await textChannel(guildId, {
       name: 'staff',
       permission_overwrites: [
@@ -89,7 +89,7 @@ describe('POST /guilds/{id}/channels', () => {
 
   it('when a member with MANAGE_CHANNELS grants a permission they do not hold, then 50013', async () => {
     const guildId = await sys.guild(owner, [member]);
-    await sys.role(guildId, Permission.MANAGE_CHANNELS, [member]);
+    await sys.role(owner, guildId, Permission.MANAGE_CHANNELS, [member]);
     const json = { name: 'x', permission_overwrites: [{ id: guildId, type: 0, allow: Permission.BAN_MEMBERS.toString() }] };
     expect((await sys.call(member, `/guilds/${guildId}/channels`, { json })).body.code).toBe(50013);
     const ok = await sys.call(member, `/guilds/${guildId}/channels`, {
@@ -106,9 +106,21 @@ describe('POST /guilds/{id}/channels', () => {
     expect(res.body.errors.parent_id._errors[0].code).toBe('CHANNEL_PARENT_MAX_CHANNELS');
   });
 
+  it('when two channels move into a category with one place left at once, then one gets it', async () => {
+    const guildId = await sys.guild(owner);
+    const category = await textChannel(guildId, { name: 'Cat', type: 4 });
+    await seedChannels(guildId, 49, category.id);
+    const [x, y] = [await textChannel(guildId, { name: 'x' }), await textChannel(guildId, { name: 'y' })];
+    const moves = await Promise.all(
+      [x, y].map((c) => sys.call(owner, `/channels/${c.id}`, { method: 'PATCH', json: { parent_id: category.id } })),
+    );
+    expect(moves.map((m) => m.status).sort()).toEqual([200, 400]);
+  });
+
   it('when creates race at the 500-channel limit, then exactly the room left is used and the rest get 30013', async () => {
     const guildId = await sys.guild(owner);
-    await seedChannels(guildId, 497, null);
+    // The guild starts with #general: 496 more leave room for three.
+    await seedChannels(guildId, 496, null);
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) => sys.call(owner, `/guilds/${guildId}/channels`, { json: { name: `c${i}` } })),
     );
@@ -205,7 +217,7 @@ describe('permission overwrites', () => {
 
   it('when a role overwrite allows what @everyone lacks, then the role holder gets it', async () => {
     const guildId = await sys.guild(owner, [member, modder], EVERYONE_DEFAULT & ~Permission.VIEW_CHANNEL);
-    const roleId = await sys.role(guildId, 0n, [modder]);
+    const roleId = await sys.role(owner, guildId, 0n, [modder]);
     const channel = await textChannel(guildId);
     expect((await sys.call(modder, `/channels/${channel.id}`)).status).toBe(404);
     await sys.call(owner, `/channels/${channel.id}/permissions/${roleId}`, { method: 'PUT', json: { type: 0, allow: VIEW } });
@@ -241,6 +253,23 @@ describe('threads', () => {
     expect(active.body.threads.map((t: { id: string }) => t.id)).toContain(res.body.id);
   });
 
+  it('when a private thread is started, then only its creator and moderators see it or hear of it', async () => {
+    const guildId = await sys.guild(owner, [member, modder]);
+    const channel = await textChannel(guildId);
+    const thread = (await sys.call(member, `/channels/${channel.id}/threads`, { json: { name: 'secret', type: 12 } })).body;
+    expect(thread).toMatchObject({ type: 12, thread_metadata: { invitable: true } });
+    const event = await sys.event((e) => e.name === 'THREAD_CREATE' && e.data.id === thread.id);
+    expect([...event.audience.users!].sort()).toEqual([owner.id, member.id].sort());
+    expect((await sys.call(modder, `/channels/${thread.id}`)).body.code).toBe(10003);
+    expect((await sys.call(owner, `/channels/${thread.id}`)).status).toBe(200);
+    expect((await sys.call(modder, `/guilds/${guildId}/threads/active`)).body.threads).toEqual([]);
+    expect((await sys.call(member, `/guilds/${guildId}/threads/active`)).body.threads.map((t: { id: string }) => t.id)).toEqual([
+      thread.id,
+    ]);
+    const viewers = await sys.grpc.listChannelViewerIds({ channelId: thread.id, after: '', limit: 10 });
+    expect([...viewers.userIds].sort()).toEqual([owner.id, member.id].sort());
+  });
+
   it('when the parent is hidden from a member, then its threads are hidden too', async () => {
     const guildId = await sys.guild(owner, [member]);
     const channel = await textChannel(guildId);
@@ -262,6 +291,17 @@ describe('threads', () => {
     );
     expect((await sys.call(owner, `/channels/${voice.id}/threads`, { json: { name: 'T' } })).body.code).toBe(50024);
     expect((await sys.call(outsider, `/channels/${channel.id}/threads`, { json: { name: 'T' } })).body.code).toBe(10003);
+  });
+
+  it('when a thread is deleted, then MANAGE_THREADS is needed and THREAD_DELETE names it', async () => {
+    const guildId = await sys.guild(owner, [member]);
+    const channel = await textChannel(guildId);
+    const thread = (await sys.call(member, `/channels/${channel.id}/threads`, { json: { name: 'T', type: 11 } })).body;
+    expect((await sys.call(member, `/channels/${thread.id}`, { method: 'DELETE' })).body.code).toBe(50013);
+    expect((await sys.call(owner, `/channels/${thread.id}`, { method: 'DELETE' })).body.id).toBe(thread.id);
+    const event = await sys.event((e) => e.name === 'THREAD_DELETE' && e.data.id === thread.id);
+    expect(event.data).toEqual({ id: thread.id, guild_id: guildId, parent_id: channel.id, type: 11 });
+    expect((await sys.call(member, `/channels/${thread.id}`)).body.code).toBe(10003);
   });
 
   it('when a forum thread is started, then it needs a message and is public', async () => {

@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '@kith/platform';
-import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { ChannelSystem, type User } from './channels.fixtures.js';
 
 let sys: ChannelSystem;
-let grpc: ReturnType<typeof createClient<typeof GuildsService>>;
+let grpc: ChannelSystem['grpc'];
 
 beforeAll(async () => {
   sys = await ChannelSystem.start();
-  grpc = createClient(GuildsService, `127.0.0.1:${sys.guilds.grpcPort}`);
+  grpc = sys.grpc;
 });
-afterAll(async () => {
-  grpc?.close();
-  await sys?.stop();
-});
+afterAll(() => sys?.stop());
 
 const users = (n: number): Promise<User[]> => Promise.all(Array.from({ length: n }, () => sys.user()));
 const ids = (list: { id: string }[]) => list.map((u) => u.id).sort();
@@ -60,8 +55,14 @@ describe('DMs', () => {
     expect((await sys.call(a!, `/channels/${dm.id}`, { method: 'DELETE' })).body.id).toBe(dm.id);
     expect((await sys.event((e) => e.name === 'CHANNEL_DELETE' && e.data.id === dm.id)).audience).toEqual({ users: [a!.id] });
     expect((await sys.call(a!, '/users/@me/channels')).body).toEqual([]);
-    expect((await sys.call(b!, `/channels/${dm.id}`)).status).toBe(200);
+    expect((await sys.call(b!, `/channels/${dm.id}`)).body.recipients).toEqual([expect.objectContaining({ id: a!.id })]);
+    // Closed is not gone: the closer still reads it by id.
+    expect((await sys.call(a!, `/channels/${dm.id}`)).body.recipients).toEqual([expect.objectContaining({ id: b!.id })]);
+    expect((await grpc.getChannel({ channelId: dm.id })).channel!.recipientIds).toHaveLength(2);
     expect((await sys.call(a!, '/users/@me/channels', { json: { recipient_id: b!.id } })).body.id).toBe(dm.id);
+    expect((await sys.call(a!, '/users/@me/channels')).body.map((c: { id: string }) => c.id)).toEqual([dm.id]);
+    // Opening it again announces it to the caller again.
+    await expect.poll(() => sys.events.filter((e) => e.name === 'CHANNEL_CREATE' && e.data.id === dm.id).length).toBe(2);
   });
 
   it('when someone outside a DM reads or adds to it, then 10003; adding to a DM is 50001', async () => {
@@ -120,6 +121,19 @@ describe('group DMs', () => {
     const created = await sys.event((e) => e.name === 'CHANNEL_CREATE' && e.data.id === real.id && e.audience.users?.[0] === c!.id);
     expect(ids(created.data.recipients)).toEqual(ids([a!, b!]));
     expect((await sys.call(b!, `/channels/${real.id}/recipients/42`, { method: 'PUT' })).body.code).toBe(10013);
+  });
+
+  it('when a recipient renames the group, then every recipient hears of it; a DM cannot be renamed', async () => {
+    const [a, b, c] = await users(3);
+    const group = (await sys.call(a!, '/users/@me/channels', { json: { recipients: [b!.id, c!.id] } })).body;
+    const renamed = await sys.call(b!, `/channels/${group.id}`, { method: 'PATCH', json: { name: 'Trip' } });
+    expect(renamed.body).toMatchObject({ id: group.id, name: 'Trip', owner_id: a!.id });
+    await expect
+      .poll(() => sys.events.filter((e) => e.name === 'CHANNEL_UPDATE' && e.data.id === group.id).flatMap((e) => e.audience.users ?? []))
+      .toHaveLength(3);
+    const dm = (await sys.call(a!, '/users/@me/channels', { json: { recipient_id: b!.id } })).body;
+    expect((await sys.call(a!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(50024);
+    expect((await sys.call(c!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(10003);
   });
 
   it('when a non-owner removes another, then 50013; leaving oneself works and the owner can remove anyone', async () => {
