@@ -29,6 +29,12 @@ import { SessionStore } from './store/session.store.js';
 
 export const SERVICE_NAME = 'realtime';
 const AUTH_DEADLINE_MS = 2000;
+/**
+ * READY's guilds render every guild of the user (channels, roles, member): slower than a token
+ * check, and a READY without them leaves the session deaf to its guilds until the next Identify,
+ * so guilds gets longer before READY goes without.
+ */
+const GUILDS_DEADLINE_MS = 5000;
 
 export interface RunningRealtime {
   httpPort: number;
@@ -64,7 +70,7 @@ export async function startRealtime(
   const delivery = new Delivery(store, consumer, logger);
   await consumer.start((event, seq) => delivery.deliver(event, seq));
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
-  const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, AUTH_DEADLINE_MS);
+  const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
   const gateway = new GatewayService({
     auth: new GrpcAuth(authClient),
     ...(socialClient ? { social: new GrpcSocial(socialClient) } : {}),
