@@ -29,6 +29,7 @@ export function processes(offset = 0) {
         HTTP_PORT: port(8108),
         AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
         SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
         // Clients reach the socket through the edge.
         PUBLIC_GATEWAY_URL: `ws://${host}:${port(8080)}/gateway`,
       },

@@ -13,6 +13,7 @@ import {
   ensureEventStream,
 } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { SocialService } from '@kith/proto/social/v1/social';
 import type { RealtimeConfig } from './config.js';
 import { Delivery } from './domain/delivery.js';
@@ -21,12 +22,19 @@ import { EventConsumer } from './events/event.consumer.js';
 import { JetStreamEventLog } from './events/event.stream.js';
 import { attachGatewaySockets } from './gateway/socket.server.js';
 import { GrpcAuth } from './grpc/auth.client.js';
+import { GrpcGuilds } from './grpc/guilds.client.js';
 import { GrpcSocial } from './grpc/social.client.js';
 import { gatewayRoutes } from './http/gateway.routes.js';
 import { SessionStore } from './store/session.store.js';
 
 export const SERVICE_NAME = 'realtime';
 const AUTH_DEADLINE_MS = 2000;
+/**
+ * READY's guilds render every guild of the user (channels, roles, member): slower than a token
+ * check, and a READY without them leaves the session deaf to its guilds until the next Identify,
+ * so guilds gets longer before READY goes without.
+ */
+const GUILDS_DEADLINE_MS = 5000;
 
 export interface RunningRealtime {
   httpPort: number;
@@ -62,9 +70,11 @@ export async function startRealtime(
   const delivery = new Delivery(store, consumer, logger);
   await consumer.start((event, seq) => delivery.deliver(event, seq));
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
+  const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
   const gateway = new GatewayService({
     auth: new GrpcAuth(authClient),
     ...(socialClient ? { social: new GrpcSocial(socialClient) } : {}),
+    guilds: new GrpcGuilds(guildsClient),
     store,
     events: new JetStreamEventLog(nats, jsm, logger),
     position: consumer,
@@ -108,6 +118,7 @@ export async function startRealtime(
       () => closeHttpServer(http.server),
       async () => authClient.close(),
       async () => socialClient?.close(),
+      async () => guildsClient.close(),
       () => nats.drain(),
       () => redis.quit(),
     ],

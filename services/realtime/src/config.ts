@@ -14,6 +14,8 @@ export const realtimeConfigSchema = z
     AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
     /** Where READY's relationships come from; unset where the social service is not deployed. */
     SOCIAL_GRPC_ADDR: z.string().optional(),
+    /** Where READY's guilds and private channels, and each session's guild ids, come from. */
+    GUILDS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
     REDIS_URL: serviceConfig.REDIS_URL,
     REDIS_PREFIX: z.string().default('kith:realtime:'),
     NATS_URL: serviceConfig.NATS_URL,

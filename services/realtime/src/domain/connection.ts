@@ -40,6 +40,12 @@ export class GatewayConnection {
   streamSeq = 0;
   /** While an Identify or Resume catches up, live events wait here instead of being sent. */
   pending: { event: EventEnvelope; streamSeq: number }[] | null = null;
+  /**
+   * The guilds the session's user is a member of (from READY, kept with the session for a resume,
+   * changed by the GUILD_CREATE and GUILD_DELETE the connection is sent): events for a guild
+   * audience reach the connection when its guild is here.
+   */
+  guilds = new Set<string>();
   /** The session was ended (revoked): nothing is recorded for it on close. */
   ended = false;
   lastBeatAt: number;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
+import type { MembershipChange } from './membership.js';
 import type { ClaimRequest, ClaimResult, NewSession, SessionStorePort, StreamPosition } from './ports.js';
 
 /** Records what was sent and how the connection closed. */
@@ -25,7 +26,7 @@ class FakeStore implements SessionStorePort {
   async create(id: string, session: NewSession, frame: string) {
     this.sessions.set(id, { ...session, seq: 1, frames: [frame] });
   }
-  async append(id: string, owner: string, seq: number, streamSeq: number, frame: string) {
+  async append(id: string, owner: string, seq: number, streamSeq: number, frame: string, membership?: MembershipChange) {
     if (this.failNext) {
       this.failNext = false;
       throw new Error('store down');
@@ -35,6 +36,8 @@ class FakeStore implements SessionStorePort {
     this.log.push(`append ${seq}`);
     Object.assign(s, { seq, streamSeq: Math.max(s.streamSeq, streamSeq) });
     s.frames.push(frame);
+    if (membership?.op === 'add') s.guildIds = [...new Set([...s.guildIds, membership.guildId])];
+    if (membership?.op === 'remove') s.guildIds = s.guildIds.filter((id) => id !== membership.guildId);
     return true;
   }
   async touch(id: string, owner: string, streamSeq: number) {
@@ -53,6 +56,15 @@ class FakeStore implements SessionStorePort {
   }
 }
 
+const guildEvent = (name: string, guilds: string[], data: unknown = { name }, users: string[] = []): EventEnvelope => ({
+  id: name,
+  service: 'test',
+  name,
+  occurred_at: '2026-01-01T00:00:00.000Z',
+  audience: { users, guilds },
+  data,
+});
+
 const event = (name: string, users: string[], internal?: EventEnvelope['internal']): EventEnvelope => ({
   id: name,
   service: 'test',
@@ -69,13 +81,13 @@ function setup(processed = 0) {
   const delivery = new Delivery(store, position, createLogger('test', 'silent'));
   let n = 0;
   /** A connection of `userId` identified at stream position `at`, live unless `catchingUp`. */
-  async function connect(userId: string, at = 0, catchingUp = false) {
+  async function connect(userId: string, at = 0, catchingUp = false, guildIds: string[] = []) {
     const transport = new FakeTransport();
     const conn = new GatewayConnection(`c${++n}`, transport, '127.0.0.1', 9, 0);
     const session = { id: `s${n}`, userId, authSessionId: `auth-${n}`, authSessionIdHash: `hash-${n}` };
-    delivery.attach(conn, session);
+    delivery.attach(conn, session, guildIds);
     delivery.own(conn);
-    await store.create(session.id, { ...session, owner: conn.id, streamSeq: at }, '{}');
+    await store.create(session.id, { ...session, owner: conn.id, streamSeq: at, guildIds }, '{}');
     Object.assign(conn, { seq: 1, streamSeq: at, phase: 'ready' });
     if (!catchingUp) await delivery.drain(conn);
     return { conn, transport, session };
@@ -170,5 +182,72 @@ describe('Delivery', () => {
     delivery.release(conn, 1000);
     await delivery.settled();
     expect(store.sessions.get('s1')!.streamSeq).toBe(3);
+  });
+
+  describe('guild audiences', () => {
+    it('when an event names a guild and users, then members’ connections and the named users get it once each, nobody else', async () => {
+      const { delivery, connect } = setup();
+      const member = await connect('u1', 0, false, ['g1']);
+      const otherGuild = await connect('u2', 0, false, ['g2']);
+      const alsoNamed = await connect('u3', 0, false, ['g1']);
+      const outsider = await connect('u4');
+      await delivery.deliver(guildEvent('GUILD_UPDATE', ['g1'], { id: 'g1' }, ['u3', 'u4']), 5);
+      expect(member.transport.sent.map((f) => f.t)).toEqual(['GUILD_UPDATE']);
+      expect(alsoNamed.transport.sent.map((f) => f.t)).toEqual(['GUILD_UPDATE']);
+      expect(outsider.transport.sent.map((f) => f.t)).toEqual(['GUILD_UPDATE']);
+      expect(otherGuild.transport.sent).toEqual([]);
+    });
+
+    it('when GUILD_CREATE (with the guild id) then GUILD_DELETE reach a user, then the guild’s events come in between only', async () => {
+      const { store, delivery, connect } = setup();
+      const { transport, session } = await connect('u1');
+      const joined: EventEnvelope = { ...event('GUILD_CREATE', ['u1']), data: { id: 'g1', name: 'g' } };
+      await delivery.deliver(joined, 5);
+      expect(store.sessions.get(session.id)!.guildIds).toEqual(['g1']);
+      await delivery.deliver(guildEvent('MESSAGE_A', ['g1']), 6);
+      await delivery.deliver({ ...event('GUILD_DELETE', ['u1']), data: { id: 'g1' } }, 7);
+      await delivery.deliver(guildEvent('MESSAGE_B', ['g1']), 8);
+      expect(transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE', 'MESSAGE_A', 'GUILD_DELETE']);
+      expect(store.sessions.get(session.id)!.guildIds).toEqual([]);
+    });
+
+    it('when the guild itself is deleted, then every member gets GUILD_DELETE and nothing of the guild after', async () => {
+      const { delivery, connect } = setup();
+      const a = await connect('u1', 0, false, ['g1']);
+      const b = await connect('u2', 0, false, ['g1', 'g2']);
+      await delivery.deliver(guildEvent('GUILD_DELETE', ['g1'], { id: 'g1' }), 5);
+      await delivery.deliver(guildEvent('LATER', ['g1']), 6);
+      await delivery.deliver(guildEvent('OTHER', ['g2']), 7);
+      expect(a.transport.sent.map((f) => f.t)).toEqual(['GUILD_DELETE']);
+      expect(b.transport.sent.map((f) => f.t)).toEqual(['GUILD_DELETE', 'OTHER']);
+    });
+
+    it('when GUILD_DELETE says the guild is unavailable (an outage), then the member stays subscribed', async () => {
+      const { delivery, connect } = setup();
+      const { transport } = await connect('u1', 0, false, ['g1']);
+      await delivery.deliver(guildEvent('GUILD_DELETE', ['g1'], { id: 'g1', unavailable: true }), 5);
+      await delivery.deliver(guildEvent('LATER', ['g1']), 6);
+      expect(transport.sent.map((f) => f.t)).toEqual(['GUILD_DELETE', 'LATER']);
+    });
+
+    it('when a connection catching up joins a guild, then the guild’s events queued behind the join are sent too', async () => {
+      const { delivery, connect } = setup();
+      const { conn, transport } = await connect('u1', 3, true);
+      await delivery.deliver(guildEvent('BEFORE', ['g1']), 4);
+      await delivery.deliver({ ...event('GUILD_CREATE', ['u1']), data: { id: 'g1' } }, 5);
+      await delivery.deliver(guildEvent('AFTER', ['g1']), 6);
+      await delivery.drain(conn);
+      await delivery.deliver(guildEvent('LIVE', ['g1']), 7);
+      await delivery.deliver(guildEvent('ELSEWHERE', ['g2']), 8);
+      expect(transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE', 'AFTER', 'LIVE']);
+    });
+
+    it('when a connection is released, then guild events no longer reach it', async () => {
+      const { delivery, connect } = setup();
+      const { conn, transport } = await connect('u1', 0, false, ['g1']);
+      delivery.release(conn, 1000);
+      await delivery.deliver(guildEvent('LATER', ['g1']), 6);
+      expect(transport.sent).toEqual([]);
+    });
   });
 });

@@ -1,16 +1,24 @@
 import type { EventEnvelope, Logger } from '@kith/platform';
 import { Close, dispatchFrame } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
+import { audienceIncludes, membershipChange } from './membership.js';
 import type { SessionStorePort, StreamPosition } from './ports.js';
 
 /**
- * The identified connections of this process, by user and by session, and the one path every
- * event takes to a connection (live from the consumer, replayed on resume, or queued while a
+ * The identified connections of this process, by user, by guild and by session, and the one path
+ * every event takes to a connection (live from the consumer, replayed on resume, or queued while a
  * connection catches up). A frame is recorded in the session store before it is sent, so a
  * client that loses it can have it again from any replica, and never gets it twice.
+ *
+ * A guild event is one stream message whatever the guild's size: the guild index finds the local
+ * members' connections in O(local members). Only live connections are in it; one still catching
+ * up gets every guild event queued and the audience is checked when it is sent, against the
+ * guilds the session had at that point of the stream.
  */
 export class Delivery {
   private readonly byUser = new Map<string, Set<GatewayConnection>>();
+  private readonly byGuild = new Map<string, Set<GatewayConnection>>();
+  private readonly catchingUp = new Set<GatewayConnection>();
   private readonly bySession = new Map<string, GatewayConnection>();
   private readonly writes = new Set<Promise<unknown>>();
 
@@ -24,13 +32,16 @@ export class Delivery {
     return this.bySession.size;
   }
 
-  /** Registers the connection for its user's events; they queue until `drain` catches it up. */
-  attach(conn: GatewayConnection, session: SessionRef): void {
+  /**
+   * Registers the connection for its user's events and its guilds' (`guildIds`; a resume sets
+   * them once the session is claimed); they queue until `drain` catches it up.
+   */
+  attach(conn: GatewayConnection, session: SessionRef, guildIds: Iterable<string> = []): void {
     conn.session = session;
     conn.pending = [];
-    let set = this.byUser.get(session.userId);
-    if (!set) this.byUser.set(session.userId, (set = new Set()));
-    set.add(conn);
+    conn.guilds = new Set(guildIds);
+    this.catchingUp.add(conn);
+    addTo(this.byUser, session.userId, conn);
   }
 
   /** The connection now owns its session; another local one still holding it (its client came back before its socket was seen to drop) is done. */
@@ -46,10 +57,10 @@ export class Delivery {
     const session = conn.session;
     if (!session) return;
     conn.session = null;
+    if (conn.pending) this.catchingUp.delete(conn);
+    else for (const guildId of conn.guilds) removeFrom(this.byGuild, guildId, conn);
     conn.pending = null;
-    const set = this.byUser.get(session.userId);
-    set?.delete(conn);
-    if (set?.size === 0) this.byUser.delete(session.userId);
+    removeFrom(this.byUser, session.userId, conn);
     if (this.bySession.get(session.id) === conn) this.bySession.delete(session.id);
   }
 
@@ -81,6 +92,10 @@ export class Delivery {
   async deliver(event: EventEnvelope, streamSeq: number): Promise<void> {
     const targets = new Set<GatewayConnection>();
     for (const userId of event.audience.users ?? []) for (const conn of this.byUser.get(userId) ?? []) targets.add(conn);
+    if (event.audience.guilds?.length) {
+      for (const guildId of event.audience.guilds) for (const conn of this.byGuild.get(guildId) ?? []) targets.add(conn);
+      for (const conn of this.catchingUp) targets.add(conn);
+    }
     const sends: Promise<void>[] = [];
     for (const conn of targets) {
       if (conn.pending) conn.pending.push({ event, streamSeq });
@@ -94,12 +109,20 @@ export class Delivery {
   async drain(conn: GatewayConnection): Promise<void> {
     while (conn.pending?.length) {
       const { event, streamSeq } = conn.pending.shift()!;
-      await this.deliverTo(conn, event, streamSeq);
+      if (conn.session && audienceIncludes(event.audience, conn.session.userId, conn.guilds)) await this.deliverTo(conn, event, streamSeq);
     }
-    if (conn.open && conn.pending) conn.pending = null;
+    if (conn.open && conn.pending) {
+      conn.pending = null;
+      this.catchingUp.delete(conn);
+      for (const guildId of conn.guilds) addTo(this.byGuild, guildId, conn);
+    }
   }
 
-  /** One event to one connection of its audience: recorded, then sent; or the connection closes. */
+  /**
+   * One event to one connection of its audience: recorded, then sent; or the connection closes.
+   * A GUILD_CREATE or GUILD_DELETE changes the connection's guilds once sent, before the next
+   * event is routed (the consumer handles one event at a time).
+   */
   async deliverTo(conn: GatewayConnection, event: EventEnvelope, streamSeq: number): Promise<void> {
     const session = conn.session;
     if (!session || !conn.open || streamSeq <= conn.streamSeq) return;
@@ -112,13 +135,27 @@ export class Delivery {
     }
     const seq = conn.seq + 1;
     const frame = dispatchFrame(event.name, seq, event.data ?? null);
-    if (!(await this.store.append(session.id, conn.id, seq, streamSeq, frame))) {
+    const membership = membershipChange(event);
+    if (!(await this.store.append(session.id, conn.id, seq, streamSeq, frame, membership))) {
       this.logger.info({ session_id: session.id }, 'session resumed on another connection');
       return this.release(conn, Close.Superseded);
     }
     conn.seq = seq;
     conn.streamSeq = streamSeq;
     conn.send(frame);
+    if (membership && conn.session) this.changeGuilds(conn, membership.op, membership.guildId);
+  }
+
+  private changeGuilds(conn: GatewayConnection, op: 'add' | 'remove', guildId: string): void {
+    // A live connection is in the guild index; one catching up joins it with its final guilds.
+    const indexed = conn.pending === null;
+    if (op === 'add') {
+      conn.guilds.add(guildId);
+      if (indexed) addTo(this.byGuild, guildId, conn);
+    } else {
+      conn.guilds.delete(guildId);
+      if (indexed) removeFrom(this.byGuild, guildId, conn);
+    }
   }
 
   /** Waits for the session writes started so far (shutdown). */
@@ -131,4 +168,16 @@ export class Delivery {
     this.writes.add(p);
     void p.finally(() => this.writes.delete(p));
   }
+}
+
+function addTo<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(value);
+}
+
+function removeFrom<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  const set = index.get(key);
+  set?.delete(value);
+  if (set?.size === 0) index.delete(key);
 }

@@ -3,7 +3,7 @@ import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
 import { GatewayService } from './gateway.service.js';
-import type { AuthPort, ClaimResult, EventLogPort, SessionStorePort } from './ports.js';
+import type { AuthPort, ClaimResult, EventLogPort, GuildsPort, SessionStorePort } from './ports.js';
 
 class FakeTransport implements Transport {
   readonly sent: { op: number; t: string | null; s: number | null; d: unknown }[] = [];
@@ -26,7 +26,9 @@ const auth: AuthPort = {
   },
 };
 
-function setup(options: { claim?: ClaimResult; bounds?: { first: number; last: number }; stream?: [EventEnvelope, number][] } = {}) {
+function setup(
+  options: { claim?: ClaimResult; bounds?: { first: number; last: number }; stream?: [EventEnvelope, number][]; guilds?: GuildsPort } = {},
+) {
   let now = 0;
   const ended: string[] = [];
   const store: SessionStorePort = {
@@ -47,6 +49,7 @@ function setup(options: { claim?: ClaimResult; bounds?: { first: number; last: n
   const delivery = new Delivery(store, position, logger);
   const gateway = new GatewayService({
     auth,
+    ...(options.guilds ? { guilds: options.guilds } : {}),
     store,
     events,
     position,
@@ -121,7 +124,10 @@ describe('GatewayService', () => {
   });
 
   it('when a resume finds the stream no longer holds what the session missed, then op 9 and the session ends', async () => {
-    const { connect, send, ended } = setup({ claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [] }, bounds: { first: 20, last: 30 } });
+    const { connect, send, ended } = setup({
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: [] },
+      bounds: { first: 20, last: 30 },
+    });
     const { conn, transport } = connect();
     await send(conn, 6, { token: 'good', session_id: 's1', seq: 3 });
     expect(transport.sent.at(-1)).toMatchObject({ op: 9, d: false });
@@ -133,7 +139,7 @@ describe('GatewayService', () => {
     const kept = JSON.stringify({ op: 0, t: 'KEPT', s: 3, d: {} });
     const other = { ...event('OTHER'), audience: { users: ['u2'] } };
     const { connect, send } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept], guildIds: [] },
       bounds: { first: 1, last: 13 },
       stream: [
         [event('MISSED'), 11],
@@ -150,5 +156,66 @@ describe('GatewayService', () => {
       ['RESUMED', null],
     ]);
     expect(conn.streamSeq).toBe(13);
+  });
+
+  it('when guilds answers, then READY carries its guilds and private channels, and the connection follows those guilds', async () => {
+    const guilds: GuildsPort = {
+      readyState: async () => ({ guilds: [{ id: 'g1', name: 'G' }], privateChannels: [{ id: 'dm1', type: 1 }], guildIds: ['g1'] }),
+    };
+    const { connect, send } = setup({ guilds });
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'good', properties: {} });
+    expect(transport.sent[1]!.d).toMatchObject({ guilds: [{ id: 'g1', name: 'G' }], private_channels: [{ id: 'dm1', type: 1 }] });
+    expect([...conn.guilds]).toEqual(['g1']);
+  });
+
+  it('when guilds is down, then READY still comes, with no guilds', async () => {
+    const guilds: GuildsPort = {
+      readyState: async () => {
+        throw new Error('unavailable');
+      },
+    };
+    const { connect, send } = setup({ guilds });
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'good', properties: {} });
+    expect(transport.sent[1]).toMatchObject({ t: 'READY', d: { guilds: [], private_channels: [] } });
+  });
+
+  it('when a resume replays, then guild events follow the session’s guilds as they change along the stream', async () => {
+    const inGuild = (name: string, guildId: string): EventEnvelope => ({ ...event(name), audience: { guilds: [guildId] } });
+    const { connect, send } = setup({
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: ['g1'] },
+      bounds: { first: 1, last: 15 },
+      stream: [
+        [inGuild('G1_EVENT', 'g1'), 11],
+        [inGuild('G2_BEFORE_JOIN', 'g2'), 12],
+        [{ ...event('GUILD_CREATE'), data: { id: 'g2' } }, 13],
+        [inGuild('G2_EVENT', 'g2'), 14],
+        [{ ...inGuild('GUILD_DELETE', 'g1'), data: { id: 'g1' } }, 15],
+      ],
+    });
+    const { conn, transport } = connect();
+    await send(conn, 6, { token: 'good', session_id: 's1', seq: 3 });
+    expect(transport.sent.slice(1).map((f) => f.t)).toEqual(['G1_EVENT', 'GUILD_CREATE', 'G2_EVENT', 'GUILD_DELETE', 'RESUMED']);
+    expect([...conn.guilds]).toEqual(['g2']);
+  });
+
+  it('when the user joins a guild while READY is being put together, then GUILD_CREATE and the guild’s events follow READY', async () => {
+    let answer!: (state: { guilds: unknown[]; privateChannels: unknown[]; guildIds: string[] }) => void;
+    const guilds: GuildsPort = { readyState: () => new Promise((resolve) => (answer = resolve)) };
+    const { connect, send, delivery } = setup({ guilds });
+    const { conn, transport } = connect();
+    const identified = send(conn, 2, { token: 'good', properties: {} });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await delivery.deliver({ ...event('GUILD_CREATE'), data: { id: 'g2' } }, 8);
+    await delivery.deliver({ ...event('IN_G2'), audience: { guilds: ['g2'] } }, 9);
+    answer({ guilds: [{ id: 'g1' }], privateChannels: [], guildIds: ['g1'] });
+    await identified;
+    expect(transport.sent.slice(1).map((f) => [f.t, f.s])).toEqual([
+      ['READY', 1],
+      ['GUILD_CREATE', 2],
+      ['IN_G2', 3],
+    ]);
+    expect([...conn.guilds].sort()).toEqual(['g1', 'g2']);
   });
 });

@@ -3,7 +3,8 @@ import type { Logger } from '@kith/platform';
 import { Close, Op, bareToken, decodeFrame, dispatchFrame, identifyData, isKnownOp, opFrame, resumeData } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import type { Delivery } from './delivery.js';
-import type { AuthPort, EventLogPort, SessionStorePort, SocialPort, StreamPosition, TokenOwner } from './ports.js';
+import { audienceIncludes } from './membership.js';
+import type { AuthPort, EventLogPort, GuildsPort, ReadyGuilds, SessionStorePort, SocialPort, StreamPosition, TokenOwner } from './ports.js';
 import { readyPayload } from './ready.js';
 
 export interface GatewayOptions {
@@ -16,6 +17,8 @@ export interface GatewayDeps {
   auth: AuthPort;
   /** The social graph, for READY's relationships; absent where social is not deployed. */
   social?: SocialPort;
+  /** The user's guilds and private channels, for READY and for guild event delivery; absent where guilds is not deployed. */
+  guilds?: GuildsPort;
   store: SessionStorePort;
   events: EventLogPort;
   position: StreamPosition;
@@ -126,6 +129,21 @@ export class GatewayService {
     }
   }
 
+  /**
+   * A guilds outage leaves READY without guilds, like relationships: the user is online and sees
+   * their DMs and friends; their guilds (and guild events) come with the next Identify.
+   */
+  private async guildsOf(userId: string): Promise<ReadyGuilds> {
+    const none = { guilds: [], privateChannels: [], guildIds: [] };
+    if (!this.deps.guilds) return none;
+    try {
+      return await this.deps.guilds.readyState(userId);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'guilds unavailable for READY');
+      return none;
+    }
+  }
+
   private async identify(conn: GatewayConnection, data: unknown): Promise<void> {
     const { auth, store, delivery, events, position, options } = this.deps;
     const parsed = identifyData.safeParse(data);
@@ -142,19 +160,31 @@ export class GatewayService {
       ({ last }) => last,
       () => 0,
     );
-    const [current, relationships] = await Promise.all([auth.currentUser(account.userId), this.relationshipsOf(account.userId)]);
-    if (!conn.open) return;
-
+    // Attached (catching up) before the snapshot is read, so an event routed meanwhile waits in
+    // the queue instead of passing the connection by: a guild joined while READY is put together
+    // arrives as its GUILD_CREATE, and the guild's events after it follow.
     const sessionId = randomBytes(16).toString('hex');
     delivery.attach(conn, sessionRef(sessionId, account));
     delivery.own(conn);
     const startsAfter = Math.max(position.current(), streamEnd);
+    const [current, relationships, guilds] = await Promise.all([
+      auth.currentUser(account.userId),
+      this.relationshipsOf(account.userId),
+      this.guildsOf(account.userId),
+    ]);
+    if (!conn.open) return;
+    conn.guilds = new Set(guilds.guildIds);
+
     const ready = dispatchFrame(
       'READY',
       1,
-      readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify, relationships }),
+      readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify, relationships, guilds }),
     );
-    await store.create(sessionId, { ...sessionRef(sessionId, account), owner: conn.id, streamSeq: startsAfter }, ready);
+    await store.create(
+      sessionId,
+      { ...sessionRef(sessionId, account), owner: conn.id, streamSeq: startsAfter, guildIds: guilds.guildIds },
+      ready,
+    );
     if (!conn.open) return;
     if (identify.compress) conn.compressEachFrame();
     conn.seq = 1;
@@ -182,6 +212,9 @@ export class GatewayService {
     delivery.own(conn);
     conn.seq = claim.seq;
     conn.streamSeq = claim.streamSeq;
+    // The session's guilds at its stream position, whichever replica served it: the replay below
+    // applies the same audience rule live dispatch did, and its GUILD_CREATE/DELETE move them on.
+    conn.guilds = new Set(claim.guildIds);
 
     const { first, last } = await events.bounds();
     if (last > conn.streamSeq && first > conn.streamSeq + 1) {
@@ -192,7 +225,7 @@ export class GatewayService {
     for (const frame of claim.frames) conn.send(frame);
     if (last > conn.streamSeq) {
       await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => {
-        if (event.audience.users?.includes(account.userId)) await delivery.deliverTo(conn, event, streamSeq);
+        if (audienceIncludes(event.audience, account.userId, conn.guilds)) await delivery.deliverTo(conn, event, streamSeq);
       });
     }
     if (!conn.open) return;

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@kith/platform';
+import type { MembershipChange } from './membership.js';
 
 /** What auth says of an Identify or Resume token. */
 export interface TokenOwner {
@@ -30,10 +31,12 @@ export interface NewSession {
   owner: string;
   /** Every event of the stream up to here is either in the session's frames or not the session's. */
   streamSeq: number;
+  /** The user's guilds at `streamSeq`: a resume checks guild audiences against them. */
+  guildIds: string[];
 }
 
 export type ClaimResult =
-  | { status: 'ok'; seq: number; streamSeq: number; frames: string[] }
+  | { status: 'ok'; seq: number; streamSeq: number; frames: string[]; guildIds: string[] }
   /** Unknown or expired; another user's; or a `seq` the kept frames cannot continue from. */
   | { status: 'missing' | 'user' | 'seq' };
 
@@ -50,8 +53,11 @@ export interface ClaimRequest {
 export interface SessionStorePort {
   /** A new session whose first frame (READY) has sequence number 1. */
   create(sessionId: string, session: NewSession, firstFrame: string): Promise<void>;
-  /** Records a frame sent with `seq` for the event at `streamSeq`; false when `owner` no longer owns the session. */
-  append(sessionId: string, owner: string, seq: number, streamSeq: number, frame: string): Promise<boolean>;
+  /**
+   * Records a frame sent with `seq` for the event at `streamSeq`, and the change to the session's
+   * guilds the event makes, in one write; false when `owner` no longer owns the session.
+   */
+  append(sessionId: string, owner: string, seq: number, streamSeq: number, frame: string, membership?: MembershipChange): Promise<boolean>;
   /** Keeps the session for another resume window and records how far in the stream it is; false when not the owner. */
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
@@ -79,4 +85,15 @@ export interface StreamPosition {
 /** The social graph's relationship objects, rendered as the HTTP API renders them. */
 export interface SocialPort {
   relationships(userId: string): Promise<unknown[]>;
+}
+
+/** What READY carries from the guilds service, rendered as the HTTP API renders them. */
+export interface ReadyGuilds {
+  guilds: unknown[];
+  privateChannels: unknown[];
+  guildIds: string[];
+}
+
+export interface GuildsPort {
+  readyState(userId: string): Promise<ReadyGuilds>;
 }

@@ -1,5 +1,5 @@
 import type { IdentifyData } from '../gateway/protocol.js';
-import type { CurrentUser, TokenOwner } from './ports.js';
+import type { CurrentUser, ReadyGuilds, TokenOwner } from './ports.js';
 
 export interface ReadyInput {
   version: number;
@@ -9,6 +9,7 @@ export interface ReadyInput {
   current: CurrentUser;
   identify: IdentifyData;
   relationships?: unknown[];
+  guilds?: ReadyGuilds;
 }
 
 const emptyVersioned = () => ({ entries: [], partial: false, version: 0 });
@@ -23,7 +24,7 @@ function clientInfo(properties: Record<string, unknown>) {
 }
 
 /**
- * READY's `d`. Guilds, channels and the like stay empty until the services that own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
+ * READY's `d`. Presences, read states and the like stay empty until the services that own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
  */
 export function readyPayload(input: ReadyInput) {
   const { current, identify } = input;
@@ -35,9 +36,9 @@ export function readyPayload(input: ReadyInput) {
     session_type: 'normal',
     resume_gateway_url: input.resumeUrl,
     auth_session_id_hash: input.account.authSessionIdHash,
-    guilds: [],
+    guilds: input.guilds?.guilds ?? [],
     relationships: input.relationships ?? [],
-    private_channels: [],
+    private_channels: input.guilds?.privateChannels ?? [],
     presences: [],
     users: [],
     connected_accounts: [],

@@ -95,14 +95,23 @@ export const newSession = (stack: Stack, user: TestUser) => login(stack.gateway.
 /** Publishes an event envelope to the EVENTS stream as the outbox relay does; resolves with its stream sequence. */
 export async function publishEvent(
   stack: Stack,
-  event: { name: string; users: string[]; data?: unknown; internal?: EventInternal; id?: string; headers?: Record<string, string> },
+  event: {
+    name: string;
+    users?: string[];
+    /** A guild audience: every member of these guilds. */
+    guilds?: string[];
+    data?: unknown;
+    internal?: EventInternal;
+    id?: string;
+    headers?: Record<string, string>;
+  },
 ): Promise<{ envelope: EventEnvelope; seq: number }> {
   const envelope: EventEnvelope = {
     id: event.id ?? randomUUID(),
     service: 'test',
     name: event.name,
     occurred_at: new Date().toISOString(),
-    audience: { users: event.users },
+    audience: { ...(event.users ? { users: event.users } : {}), ...(event.guilds ? { guilds: event.guilds } : {}) },
     data: event.data ?? { n: randomUUID() },
     ...(event.internal ? { internal: event.internal } : {}),
   };
