@@ -31,4 +31,9 @@ export interface RelationshipStore {
   /** Runs `fn` in one transaction holding locks on every given user, taken in id order. */
   withUsersLocked<T>(userIds: string[], fn: (tx: RelationshipTx) => Promise<T>): Promise<T>;
   list(userId: string): Promise<RelationshipRow[]>;
+  /**
+   * A stamp of the user's whole list, changed in the same transaction as any of the user's rows;
+   * equal stamps mean equal lists. '0' for a user who never had a row.
+   */
+  listVersion(userId: string): Promise<string>;
 }

@@ -13,6 +13,10 @@ class MemoryStore implements RelationshipStore {
     return [...this.rows.values()].filter((r) => r.user_id === userId);
   }
 
+  async listVersion() {
+    return '0';
+  }
+
   async withUsersLocked<R>(_ids: string[], fn: (tx: RelationshipTx) => Promise<R>): Promise<R> {
     const rows = new Map(this.rows);
     const events: DomainEvent[] = [];

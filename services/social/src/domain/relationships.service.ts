@@ -30,12 +30,6 @@ export class RelationshipsService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async list(userId: string) {
-    const rows = (await this.store.list(userId)).filter((r) => r.type !== T.IMPLICIT);
-    const users = await this.users.getUsers(rows.map((r) => r.target_id));
-    return rows.map((row) => relationshipView(row, users.get(row.target_id)));
-  }
-
   async sendByUsername(actorId: string, username: string, discriminator: string | null): Promise<void> {
     const target = await this.users.findByUsername(username, discriminator);
     if (!target) throw ApiError.of('NO_SUCH_USERNAME');

@@ -21,6 +21,12 @@ export class PgRelationshipStore implements RelationshipStore {
     return rows.map(toRow);
   }
 
+  async listVersion(userId: string): Promise<string> {
+    // Kept by a trigger on `relationships` (migration 0002), so no writer can forget it.
+    const row = await this.db.selectFrom('relationship_versions').select('version').where('user_id', '=', userId).executeTakeFirst();
+    return row?.version ?? '0';
+  }
+
   withUsersLocked<T>(userIds: string[], fn: (tx: RelationshipTx) => Promise<T>): Promise<T> {
     const ordered = [...new Set(userIds)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
     return this.db.transaction().execute(async (trx) => {
