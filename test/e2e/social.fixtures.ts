@@ -55,6 +55,7 @@ export function strangerId(): string {
 export async function person(): Promise<Person> {
   const { username, token } = await newUser();
   const me = await api('GET', '/users/@me', { token });
+  if (me.status !== 200) throw new Error(`GET /users/@me after register: ${me.status} ${JSON.stringify(me.json)}`);
   return { id: me.json.id as string, username, token };
 }
 
