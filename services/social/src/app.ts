@@ -34,7 +34,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
     ...(logger ? { logger } : {}),
     wire: ({ db, nats, outbox, logger: log }) => {
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
-      const emit: Emit = (trx, event) => outbox.enqueue(trx, [event]);
+      const emit: Emit = (trx, events) => outbox.enqueue(trx, events);
       const users = new AuthUserDirectory(auth);
       const store = new PgRelationshipStore(db, emit);
       const relationships = new RelationshipsService(store, users, null);

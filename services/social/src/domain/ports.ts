@@ -18,12 +18,17 @@ export interface GuildDirectory {
 /** One transaction: both users of a pair locked, rows read and written, events queued with them. */
 export interface RelationshipTx {
   get(userId: string, targetId: string): Promise<RelationshipRow | undefined>;
-  put(row: RelationshipRow): Promise<void>;
+  /** Both rows of a pair in one read: what `a` says of `b`, and what `b` says of `a`. */
+  getPair(a: string, b: string): Promise<[RelationshipRow | undefined, RelationshipRow | undefined]>;
+  /** Writes rows (one statement for all of them). */
+  put(...rows: RelationshipRow[]): Promise<void>;
   delete(userId: string, targetId: string): Promise<void>;
-  friendCount(userId: string): Promise<number>;
+  /** Friends of each of these users, in one read. */
+  friendCounts(userIds: string[]): Promise<Map<string, number>>;
   mutualFriendCount(a: string, b: string): Promise<number>;
   /** Outgoing requests this user sent since a time, for the spam rule. */
   outgoingRequestsSince(userId: string, since: Date): Promise<number>;
+  /** Queues an event; every queued one is written to the outbox at the end, in one statement, before commit. */
   emit(event: DomainEvent): Promise<void>;
 }
 

@@ -22,9 +22,11 @@ class MemoryStore implements RelationshipStore {
     const events: DomainEvent[] = [];
     const tx: RelationshipTx = {
       get: async (u, t) => rows.get(`${u}:${t}`),
-      put: async (row) => void rows.set(`${row.user_id}:${row.target_id}`, { ...row }),
+      getPair: async (a, b) => [rows.get(`${a}:${b}`), rows.get(`${b}:${a}`)],
+      put: async (...put) => put.forEach((row) => rows.set(`${row.user_id}:${row.target_id}`, { ...row })),
       delete: async (u, t) => void rows.delete(`${u}:${t}`),
-      friendCount: async (u) => [...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).length,
+      friendCounts: async (ids) =>
+        new Map(ids.map((u) => [u, [...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).length])),
       mutualFriendCount: async (a, b) => {
         const friendsOf = (u: string) =>
           new Set([...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).map((r) => r.target_id));

@@ -16,7 +16,7 @@ export function followUserUpdates(nats: Nats, users: UserCache, logger: Logger):
   const subscription = nats.subscribe(USER_UPDATE_SUBJECT, {
     callback: (err, msg) => {
       if (err) return logger.warn({ err }, 'USER_UPDATE subscription error');
-      const id = userIdOf(msg.data);
+      const id = updatedUserId(msg.data);
       if (id) users.invalidate(id);
       else logger.warn({ subject: msg.subject }, 'USER_UPDATE without a user id');
     },
@@ -27,7 +27,8 @@ export function followUserUpdates(nats: Nats, users: UserCache, logger: Logger):
   return { close: () => subscription.unsubscribe() };
 }
 
-function userIdOf(data: Uint8Array): string | undefined {
+/** The id of the user a USER_UPDATE envelope announces; undefined for anything else. */
+export function updatedUserId(data: Uint8Array): string | undefined {
   try {
     const envelope = JSON.parse(new TextDecoder().decode(data)) as Partial<EventEnvelope<{ id?: unknown }>>;
     const id = envelope.data?.id;
