@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { addService, createClient, startService, type Logger, type RunningService } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { SocialService } from '@kith/proto/social/v1/social';
 import type { SocialConfig } from './config.js';
 import { ContactSyncService } from './domain/contact-sync.service.js';
@@ -10,6 +11,7 @@ import { RelationshipsService } from './domain/relationships.service.js';
 import { SuggestionsService } from './domain/suggestions.service.js';
 import { UserCache } from './domain/user-cache.js';
 import { followUserUpdates } from './events/user-updates.js';
+import { GrpcGuildDirectory } from './grpc/guild-directory.js';
 import { socialGrpc } from './grpc/social.grpc.js';
 import { AuthUserDirectory } from './grpc/user-directory.js';
 import { gameRoutes, suggestionRoutes } from './http/game.routes.js';
@@ -34,10 +36,11 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
     ...(logger ? { logger } : {}),
     wire: ({ db, nats, outbox, logger: log }) => {
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
+      const guilds = createClient(GuildsService, config.GUILDS_GRPC_ADDR);
       const emit: Emit = (trx, events) => outbox.enqueue(trx, events);
       const users = new AuthUserDirectory(auth);
       const store = new PgRelationshipStore(db, emit);
-      const relationships = new RelationshipsService(store, users, null);
+      const relationships = new RelationshipsService(store, users, new GrpcGuildDirectory(guilds, log));
       // Only the list renders cached users: the state machine checks users (bots, existence) live.
       const cachedUsers = new UserCache(users, { ttlMs: config.USER_CACHE_TTL_MS, maxEntries: config.USER_CACHE_MAX_ENTRIES });
       const userUpdates = followUserUpdates(nats, cachedUsers, log);
@@ -59,7 +62,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
           addService(server, SocialService, socialGrpc({ queries, lists, games, contactSync, suggestions }), log);
           return [SocialService.typeName];
         },
-        closers: [async () => userUpdates.close(), async () => auth.close()],
+        closers: [async () => userUpdates.close(), async () => auth.close(), async () => guilds.close()],
       };
     },
   });

@@ -143,11 +143,12 @@ export class RelationshipsService {
     if (actorId === target.id) throw ApiError.of('FRIEND_REQUEST_SELF');
     const actor = await this.userOrThrow(actorId);
     if (actor.bot || target.bot) throw ApiError.of('BOTS_CANNOT_HAVE_FRIENDS');
-    const [flags, sharesGuild, sharesSmallGuild] = await Promise.all([
+    const [flags, sharesSmallGuild] = await Promise.all([
       this.users.friendSourceFlags(target.id),
-      this.guilds?.shareGuild(actorId, target.id) ?? false,
       this.guilds?.shareSmallGuild(actorId, target.id) ?? false,
     ]);
+    // Guilds are asked only when their answer can decide: the target admits mutual guilds, not everyone.
+    const sharesGuild = !flags.all && flags.mutual_guilds && ((await this.guilds?.shareGuild(actorId, target.id)) ?? false);
     await this.store.withUsersLocked([actorId, target.id], async (tx) => {
       const [mine, theirs] = await tx.getPair(actorId, target.id);
       if (mine?.type === T.BLOCKED || theirs?.type === T.BLOCKED) throw ApiError.of('FRIEND_REQUEST_BLOCKED');
