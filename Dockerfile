@@ -17,6 +17,7 @@ COPY gateway/package.json gateway/
 COPY services/auth/package.json services/auth/
 COPY services/realtime/package.json services/realtime/
 COPY services/social/package.json services/social/
+COPY services/guilds/package.json services/guilds/
 COPY bench/package.json bench/
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 

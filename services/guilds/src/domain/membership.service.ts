@@ -1,0 +1,120 @@
+import { ApiError, type DomainEvent } from '@kith/platform';
+import { guildsStore, type Db, type GuildRow, type Tx } from '../store/guilds.store.js';
+import { membersStore, type MemberRow } from '../store/members.store.js';
+import { rolesStore } from '../store/roles.store.js';
+import { renderChannel, type PartialUser } from './channel.view.js';
+import type { GuildsDeps } from './deps.js';
+import { renderGuild, renderMember } from './guild.view.js';
+import { channelPermissions, Permission, type GuildPermissionContext } from './permissions.js';
+import { isThread } from '../store/access.store.js';
+import { unknownUser, usersById } from './user.directory.js';
+
+/** The platform's cap on how many guilds one user is in. */
+export const MAX_GUILDS_PER_USER = 100;
+/** A guild with more members than this is `large` in GUILD_CREATE. */
+const LARGE_THRESHOLD = 250;
+
+/**
+ * The guild as GUILD_CREATE (and READY) carries it for one member: the guild object, the channels
+ * they can see, their member object and the counts. `member` is theirs.
+ */
+export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow, user: PartialUser): Promise<Record<string, unknown>> {
+  const [roles, channels, overwrites] = await Promise.all([
+    rolesStore.roles(db, guild.id),
+    guildsStore.guildChannels(db, guild.id),
+    guildsStore.guildOverwrites(db, guild.id),
+  ]);
+  const ctx: GuildPermissionContext = {
+    guildId: guild.id,
+    ownerId: guild.owner_id,
+    roles: new Map(roles.map((r) => [r.id, { id: r.id, permissions: BigInt(r.permissions) }])),
+    userId: member.user_id,
+    memberRoleIds: member.role_ids,
+  };
+  const visible = channels.filter((c) => {
+    if (isThread(c.type)) return false;
+    return (channelPermissions(ctx, overwrites.get(c.id) ?? []) & Permission.VIEW_CHANNEL) !== 0n;
+  });
+  return {
+    ...renderGuild(guild, roles),
+    joined_at: member.joined_at.toISOString(),
+    large: guild.member_count > LARGE_THRESHOLD,
+    unavailable: false,
+    member_count: guild.member_count,
+    voice_states: [],
+    members: [renderMember(member, user)],
+    channels: visible.map((c) => renderChannel(c, overwrites.get(c.id) ?? [])),
+    threads: [],
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    embedded_activities: [],
+    soundboard_sounds: [],
+  };
+}
+
+export interface JoinOptions {
+  roleIds?: readonly string[];
+  temporary?: boolean;
+  /** Guests (guest invites) are flagged members; the platform's flag bit for them. */
+  guest?: boolean;
+}
+
+export type JoinResult =
+  { error: 10004 | 40007 | 30001 } | { error: 0; alreadyMember: boolean; member: MemberRow; guildJson: Record<string, unknown> };
+
+/** The platform's member flag for guests (joined through a guest invite). */
+const MEMBER_FLAG_IS_GUEST = 1 << 4;
+
+/**
+ * Adds a user to a guild (invites, and the creator on create). Runs with the user's memberships
+ * locked so the 100-guild cap holds under concurrent joins and creates. Emits GUILD_CREATE to the
+ * user and GUILD_MEMBER_ADD to the guild.
+ */
+export async function joinGuild(deps: GuildsDeps, guildId: string, userId: string, options: JoinOptions = {}): Promise<JoinResult> {
+  const user = (await usersById(deps.auth, [userId])).get(userId);
+  if (!user) throw ApiError.of('UNKNOWN_USER');
+  return deps.db.transaction().execute(async (trx) => {
+    await membersStore.lockUserMemberships(trx, userId);
+    const guild = await guildsStore.guild(trx, guildId);
+    if (!guild) return { error: 10004 as const };
+    const existing = await membersStore.member(trx, guildId, userId);
+    if (existing)
+      return { error: 0 as const, alreadyMember: true, member: existing, guildJson: await renderGuildFor(trx, guild, existing, user) };
+    if (await membersStore.ban(trx, guildId, userId)) return { error: 40007 as const };
+    if ((await membersStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
+    const roles = await rolesStore.roles(trx, guildId);
+    const known = new Set(roles.filter((r) => !r.managed && r.id !== guildId).map((r) => r.id));
+    const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
+    await membersStore.insertMember(
+      trx,
+      { guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags: options.guest ? MEMBER_FLAG_IS_GUEST : 0 },
+      roleIds,
+    );
+    const member = (await membersStore.member(trx, guildId, userId))!;
+    const counted = (await guildsStore.guild(trx, guildId))!;
+    const guildJson = await renderGuildFor(trx, counted, member, user);
+    await deps.outbox.enqueue(trx, [
+      { name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildJson },
+      { name: 'GUILD_MEMBER_ADD', audience: { guilds: [guildId] }, data: { ...renderMember(member, user), guild_id: guildId } },
+    ]);
+    return { error: 0 as const, alreadyMember: false, member, guildJson };
+  });
+}
+
+/**
+ * Removes a member inside the caller's transaction (leave, kick, ban, RemoveMember): the guild
+ * hears GUILD_MEMBER_REMOVE, the user GUILD_DELETE (realtime drops their subscription on it).
+ * False when they were not a member.
+ */
+export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, userId: string, user?: PartialUser): Promise<boolean> {
+  await membersStore.lockUserMemberships(trx, userId);
+  if (!(await membersStore.deleteMember(trx, guildId, userId))) return false;
+  const removed = user ?? (await usersById(deps.auth, [userId])).get(userId) ?? unknownUser(userId);
+  const events: DomainEvent[] = [
+    { name: 'GUILD_MEMBER_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: removed } },
+    { name: 'GUILD_DELETE', audience: { users: [userId] }, data: { id: guildId } },
+  ];
+  await deps.outbox.enqueue(trx, events);
+  return true;
+}

@@ -1,0 +1,144 @@
+import { ApiError, type DomainEvent } from '@kith/platform';
+import type { Updateable } from 'kysely';
+import { guildsStore, type Tx } from '../store/guilds.store.js';
+import { rolesStore } from '../store/roles.store.js';
+import type { RolesTable } from '../store/schema.js';
+import type { GuildsDeps } from './deps.js';
+import { guildErrors } from './guild.errors.js';
+import { actorIn, requireAbove, requireGrantable, requirePermission, type Actor } from './guild.guard.js';
+import { renderRole } from './guild.view.js';
+import { imageHash } from './image.hash.js';
+import { Permission } from './permissions.js';
+
+/** The platform's cap on roles per guild (`@everyone` included). */
+export const MAX_ROLES = 250;
+
+export interface RoleSettings {
+  name?: string;
+  permissions?: bigint;
+  color?: number;
+  hoist?: boolean;
+  icon?: string | null;
+  unicode_emoji?: string | null;
+  mentionable?: boolean;
+}
+
+/** Roles: MANAGE_ROLES, within the role hierarchy, never granting what the actor lacks. */
+export class RolesService {
+  constructor(private readonly deps: GuildsDeps) {}
+
+  async list(userId: string, guildId: string) {
+    await actorIn(this.deps.db, this.deps.access, guildId, userId);
+    return (await rolesStore.roles(this.deps.db, guildId)).map(renderRole);
+  }
+
+  async get(userId: string, guildId: string, roleId: string) {
+    await actorIn(this.deps.db, this.deps.access, guildId, userId);
+    const role = await rolesStore.role(this.deps.db, guildId, roleId);
+    if (!role) throw guildErrors.unknownRole();
+    return renderRole(role);
+  }
+
+  /** A new role sits just above `@everyone` (position 1); the others move up one. */
+  async create(userId: string, guildId: string, settings: RoleSettings) {
+    return this.inGuild(userId, guildId, async (trx, actor) => {
+      // Without permissions a new role gets what `@everyone` has.
+      const everyone = actor.roles.find((r) => r.id === guildId);
+      const permissions = settings.permissions ?? BigInt(everyone?.permissions ?? '0');
+      requireGrantable(actor, permissions);
+      if (actor.roles.length >= MAX_ROLES) throw guildErrors.maxRoles();
+      await rolesStore.shiftRolesUp(trx, guildId, 1);
+      const role = await rolesStore.insertRole(trx, {
+        id: this.deps.ids.next(),
+        guild_id: guildId,
+        name: settings.name ?? 'new role',
+        permissions,
+        color: settings.color ?? 0,
+        hoist: settings.hoist ?? false,
+        icon: imageHash(settings.icon ?? null),
+        unicode_emoji: settings.unicode_emoji ?? null,
+        mentionable: settings.mentionable ?? false,
+        position: 1,
+      });
+      const events: DomainEvent[] = [
+        { name: 'GUILD_ROLE_CREATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(role) } },
+      ];
+      // The roles that moved up tell their new positions too.
+      for (const moved of actor.roles.filter((r) => r.id !== guildId)) {
+        events.push({
+          name: 'GUILD_ROLE_UPDATE',
+          audience: { guilds: [guildId] },
+          data: { guild_id: guildId, role: renderRole({ ...moved, position: moved.position + 1 }) },
+        });
+      }
+      await this.deps.outbox.enqueue(trx, events);
+      return renderRole(role);
+    });
+  }
+
+  async update(userId: string, guildId: string, roleId: string, settings: RoleSettings) {
+    return this.inGuild(userId, guildId, async (trx, actor) => {
+      const role = actor.roles.find((r) => r.id === roleId);
+      if (!role) throw guildErrors.unknownRole();
+      // `@everyone` is below everyone: any MANAGE_ROLES member may edit it, within what they have.
+      if (role.id !== guildId) requireAbove(actor, role.position);
+      if (settings.permissions !== undefined) requireGrantable(actor, settings.permissions & ~BigInt(role.permissions));
+      if (role.id === guildId && settings.name !== undefined && settings.name !== role.name) {
+        throw ApiError.form({ name: { code: 'BASE_TYPE_INVALID', message: 'The @everyone role cannot be renamed.' } });
+      }
+      const { icon, ...rest } = settings;
+      const changes: Updateable<RolesTable> = { ...rest, ...(icon !== undefined ? { icon: imageHash(icon) } : {}) };
+      const updated = Object.keys(changes).length > 0 ? await rolesStore.updateRole(trx, roleId, changes) : role;
+      const body = renderRole(updated);
+      await this.deps.outbox.enqueue(trx, [
+        { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: body } },
+      ]);
+      return body;
+    });
+  }
+
+  async delete(userId: string, guildId: string, roleId: string): Promise<void> {
+    await this.inGuild(userId, guildId, async (trx, actor) => {
+      const role = actor.roles.find((r) => r.id === roleId);
+      if (!role) throw guildErrors.unknownRole();
+      if (role.id === guildId)
+        throw ApiError.form({ role_id: { code: 'BASE_TYPE_INVALID', message: 'The @everyone role cannot be deleted.' } });
+      requireAbove(actor, role.position);
+      await rolesStore.deleteRole(trx, roleId);
+      await this.deps.outbox.enqueue(trx, [
+        { name: 'GUILD_ROLE_DELETE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role_id: roleId } },
+      ]);
+    });
+  }
+
+  /**
+   * PATCH /guilds/{id}/roles: new positions. Only roles below the actor's highest move, and only to
+   * places below it; `@everyone` stays at 0. Answers every role in position order.
+   */
+  async reorder(userId: string, guildId: string, moves: { id: string; position?: number | null }[]) {
+    return this.inGuild(userId, guildId, async (trx, actor) => {
+      const events: DomainEvent[] = [];
+      for (const move of moves) {
+        const role = actor.roles.find((r) => r.id === move.id);
+        if (!role) throw guildErrors.unknownRole();
+        if (move.position === undefined || move.position === null || role.id === guildId || move.position === role.position) continue;
+        requireAbove(actor, role.position);
+        requireAbove(actor, move.position);
+        const updated = await rolesStore.updateRole(trx, role.id, { position: Math.max(1, move.position) });
+        events.push({ name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } });
+      }
+      await this.deps.outbox.enqueue(trx, events);
+      return (await rolesStore.roles(trx, guildId)).map(renderRole);
+    });
+  }
+
+  /** A role change: the guild row locked (counts and positions), the actor with MANAGE_ROLES. */
+  private inGuild<T>(userId: string, guildId: string, fn: (trx: Tx, actor: Actor) => Promise<T>): Promise<T> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      if (!(await guildsStore.lockGuild(trx, guildId))) throw ApiError.of('UNKNOWN_GUILD');
+      const actor = await actorIn(trx, this.deps.access, guildId, userId);
+      requirePermission(actor, Permission.MANAGE_ROLES);
+      return fn(trx, actor);
+    });
+  }
+}

@@ -1,0 +1,146 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import { lengthString, parse, snowflakeField } from '@kith/platform';
+import { parseBits } from '../domain/permissions.js';
+
+const choices = (values: readonly number[]) => ({
+  params: { code: 'BASE_TYPE_CHOICES', message: `Value must be one of {${values.join(', ')}}.` },
+});
+const oneOf = (values: readonly number[]) =>
+  z
+    .number()
+    .int()
+    .refine((v) => values.includes(v), choices(values));
+
+/** Names are trimmed before their length is checked, as the platform does. */
+const trimmed = (min: number, max: number) =>
+  z
+    .string()
+    .transform((s) => s.trim())
+    .pipe(lengthString(min, max));
+
+/** A permission bitfield: a decimal string (or a safe integer), at most 64 bits. */
+const bitsField = z.union([z.string(), z.number().int().nonnegative()]).transform((value, ctx) => {
+  const bits = parseBits(String(value));
+  if (bits === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      params: { code: 'NUMBER_TYPE_COERCE', message: `Value "${String(value)}" is not int.` },
+      message: 'bad bits',
+    });
+    return z.NEVER;
+  }
+  return bits;
+});
+
+/** An image as a data URI (`data:image/png;base64,...`), or null to remove it. */
+const imageField = z
+  .string()
+  .max(10_485_760)
+  .refine((s) => /^data:image\/(png|jpe?g|gif|webp);base64,/.test(s), {
+    params: { code: 'IMAGE_INVALID', message: 'Invalid image data' },
+  })
+  .nullish();
+
+const guildSettings = {
+  icon: imageField,
+  banner: imageField,
+  splash: imageField,
+  description: z.string().max(300).nullish(),
+  verification_level: oneOf([0, 1, 2, 3, 4]).optional(),
+  default_message_notifications: oneOf([0, 1]).optional(),
+  explicit_content_filter: oneOf([0, 1, 2]).optional(),
+  afk_timeout: oneOf([60, 300, 900, 1800, 3600]).optional(),
+  system_channel_flags: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
+  preferred_locale: z.string().min(2).max(16).optional(),
+  premium_progress_bar_enabled: z.boolean().optional(),
+};
+
+export const createGuildBody = z.object({
+  name: trimmed(2, 100),
+  region: z.string().nullish(),
+  ...guildSettings,
+});
+
+export const updateGuildBody = z.object({
+  name: trimmed(2, 100).optional(),
+  ...guildSettings,
+  afk_channel_id: snowflakeField.nullish(),
+  system_channel_id: snowflakeField.nullish(),
+  rules_channel_id: snowflakeField.nullish(),
+  public_updates_channel_id: snowflakeField.nullish(),
+  owner_id: snowflakeField.optional(),
+});
+
+export const withCountsQuery = z.object({
+  with_counts: z
+    .enum(['true', 'false', 'True', 'False', '1', '0'])
+    .optional()
+    .transform((v) => v === 'true' || v === 'True' || v === '1'),
+});
+
+const limitOf = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+export const userGuildsQuery = withCountsQuery.extend({
+  before: snowflakeField.optional(),
+  after: snowflakeField.optional(),
+  limit: limitOf(200, 200),
+});
+
+export const membersQuery = z.object({ after: snowflakeField.optional(), limit: limitOf(1000, 1) });
+
+export const bansQuery = z.object({ before: snowflakeField.optional(), after: snowflakeField.optional(), limit: limitOf(1000, 1000) });
+
+const roleSettings = {
+  name: z.string().max(100).optional(),
+  permissions: bitsField.nullish(),
+  color: z.number().int().min(0).max(0xffffff).nullish(),
+  hoist: z.boolean().nullish(),
+  icon: imageField,
+  unicode_emoji: z.string().max(32).nullish(),
+  mentionable: z.boolean().nullish(),
+};
+
+export const roleBody = z.object(roleSettings);
+
+export const rolePositionsBody = z.array(z.object({ id: snowflakeField, position: z.number().int().min(0).nullish() })).max(250);
+
+export const memberBody = z.object({
+  nick: z.string().max(32).nullish(),
+  roles: z.array(snowflakeField).max(250).nullish(),
+  mute: z.boolean().optional(),
+  deaf: z.boolean().optional(),
+  communication_disabled_until: z.iso.datetime({ offset: true }).nullish(),
+});
+
+export const myMemberBody = z.object({ nick: z.string().max(32).nullish() });
+
+export const banBody = z
+  .object({
+    delete_message_days: z.number().int().min(0).max(7).optional(),
+    delete_message_seconds: z.number().int().min(0).max(604_800).optional(),
+    reason: z.string().max(512).optional(),
+  })
+  .optional();
+
+export const guildParams = z.object({ guild_id: snowflakeField });
+export const roleParams = guildParams.extend({ role_id: snowflakeField });
+export const userParams = guildParams.extend({ user_id: snowflakeField });
+export const memberRoleParams = userParams.extend({ role_id: snowflakeField });
+
+export const guildIdOf = (req: Request): string => parse(guildParams, req.params).guild_id;
+
+/** Drops the keys a body left out or set to null where null means "leave as is". */
+export function present<T extends object>(
+  body: T,
+  nullable: readonly string[] = [],
+): Partial<{ [K in keyof T]: NonNullable<T[K]> | null }> {
+  return Object.fromEntries(
+    Object.entries(body).filter(([key, value]) => value !== undefined && (value !== null || nullable.includes(key))),
+  ) as Partial<{ [K in keyof T]: NonNullable<T[K]> | null }>;
+}

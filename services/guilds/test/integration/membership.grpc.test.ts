@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChannelType } from '../../src/store/access.store.js';
+import { Permission } from '../../src/domain/permissions.js';
+import {
+  api,
+  createGuild,
+  join,
+  newUser,
+  outboxEvents,
+  startGuildsStack,
+  stopGuildsStack,
+  testIds,
+  type Body,
+  type GuildsStack,
+  type GuildsUser,
+} from './harness.js';
+
+let stack: GuildsStack;
+let owner: GuildsUser;
+let joiner: GuildsUser;
+
+beforeAll(async () => {
+  stack = await startGuildsStack();
+  [owner, joiner] = await Promise.all([newUser(stack), newUser(stack)]);
+});
+afterAll(() => stopGuildsStack(stack));
+
+describe('GetGuild and GetMember', () => {
+  it('when GetGuild and GetMember are asked, then the guild with its JSON and counts and the member with roles come back', async () => {
+    const guild = await createGuild(stack, owner, 'grpc guild');
+    const found = await stack.grpc.getGuild({ guildId: guild.id });
+    expect(found.found).toBe(true);
+    expect(found.guild).toMatchObject({ id: guild.id, name: 'grpc guild', ownerId: owner.userId, approximateMemberCount: 1 });
+    expect(JSON.parse(found.guild!.guildJson)).toMatchObject({ id: guild.id, roles: [expect.objectContaining({ id: guild.id })] });
+    expect((await stack.grpc.getGuild({ guildId: '1234' })).found).toBe(false);
+
+    const member = await stack.grpc.getMember({ guildId: guild.id, userId: owner.userId });
+    expect(member.found).toBe(true);
+    expect(member.member).toMatchObject({ userId: owner.userId, roleIds: [], temporary: false });
+    expect((await stack.grpc.getMember({ guildId: guild.id, userId: joiner.userId })).found).toBe(false);
+    await expect(stack.grpc.getMember({ guildId: 'nope', userId: owner.userId })).rejects.toMatchObject({ body: { code: 50035 } });
+  });
+});
+
+describe('AddMember', () => {
+  it('when AddMember joins a user, then roles and flags apply, GUILD_CREATE goes to them and GUILD_MEMBER_ADD to the guild', async () => {
+    const guild = await createGuild(stack, owner);
+    const role = (await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'invited' })).body;
+    const user = await newUser(stack);
+    const added = await stack.grpc.addMember({ guildId: guild.id, userId: user.userId, roleIds: [role.id, '1234'], temporary: true });
+    expect(added.errorCode).toBe(0);
+    expect(added.alreadyMember).toBe(false);
+    expect(added.member).toMatchObject({ userId: user.userId, roleIds: [role.id], temporary: true });
+    const guildJson = JSON.parse(added.guildJson);
+    expect(guildJson).toMatchObject({ id: guild.id, member_count: 2, threads: [], joined_at: expect.any(String) });
+    expect(guildJson.channels.map((c: Body) => c.name)).toEqual(['general']);
+
+    const [create] = await outboxEvents(stack, 'GUILD_CREATE', (e) => e.data.id === guild.id && e.audience.users?.[0] === user.userId);
+    expect(create!.data.members[0].user.id).toBe(user.userId);
+    const [add] = await outboxEvents(stack, 'GUILD_MEMBER_ADD', (e) => e.data.guild_id === guild.id);
+    expect(add!.audience).toEqual({ guilds: [guild.id] });
+    expect(add!.data.user.id).toBe(user.userId);
+
+    const again = await stack.grpc.addMember({ guildId: guild.id, userId: user.userId });
+    expect(again).toMatchObject({ errorCode: 0, alreadyMember: true });
+    expect(await outboxEvents(stack, 'GUILD_MEMBER_ADD', (e) => e.data.guild_id === guild.id)).toHaveLength(1);
+    expect((await stack.grpc.addMember({ guildId: '1234', userId: user.userId })).errorCode).toBe(10004);
+  });
+
+  it("when a guild hides a channel from @everyone, then the joining member's GUILD_CREATE leaves it out", async () => {
+    const guild = await createGuild(stack, owner);
+    const secretId = testIds.next();
+    await stack.db
+      .insertInto('channels')
+      .values({ id: secretId, type: ChannelType.GUILD_TEXT, guild_id: guild.id, name: 'secret', topic: null })
+      .execute();
+    await stack.db
+      .insertInto('permission_overwrites')
+      .values({ channel_id: secretId, target_id: guild.id, type: 0, allow: '0', deny: Permission.VIEW_CHANNEL.toString() })
+      .execute();
+    const user = await newUser(stack);
+    const added = await stack.grpc.addMember({ guildId: guild.id, userId: user.userId });
+    expect(JSON.parse(added.guildJson).channels.map((c: Body) => c.name)).toEqual(['general']);
+    const ready = await stack.grpc.getReadyState({ userId: owner.userId });
+    const mine = JSON.parse(ready.guildsJson).find((g: Body) => g.id === guild.id);
+    expect(mine.channels.map((c: Body) => c.name).sort()).toEqual(['general', 'secret']);
+  });
+});
+
+describe('RemoveMember, ListGuildMemberIds, ListMutualGuildIds', () => {
+  it('when RemoveMember and ListGuildMemberIds are asked, then members go (never the owner) and ids page in order', async () => {
+    const guild = await createGuild(stack, owner);
+    const users = await Promise.all([newUser(stack), newUser(stack), newUser(stack)]);
+    for (const u of users) await join(stack, guild.id, u);
+    const all = [owner, ...users].map((u) => u.userId).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    const first = await stack.grpc.listGuildMemberIds({ guildId: guild.id, limit: 2 });
+    expect(first.userIds).toEqual(all.slice(0, 2));
+    const rest = await stack.grpc.listGuildMemberIds({ guildId: guild.id, after: first.userIds[1]!, limit: 10 });
+    expect(rest.userIds).toEqual(all.slice(2));
+
+    expect((await stack.grpc.removeMember({ guildId: guild.id, userId: users[0]!.userId })).removed).toBe(true);
+    expect((await stack.grpc.removeMember({ guildId: guild.id, userId: users[0]!.userId })).removed).toBe(false);
+    expect((await stack.grpc.removeMember({ guildId: guild.id, userId: owner.userId })).removed).toBe(false);
+    const [removed] = await outboxEvents(stack, 'GUILD_MEMBER_REMOVE', (e) => e.data.guild_id === guild.id);
+    expect(removed!.data.user.id).toBe(users[0]!.userId);
+    expect((await stack.grpc.getGuild({ guildId: guild.id })).guild!.approximateMemberCount).toBe(3);
+  });
+
+  it('when two users share guilds, then ListMutualGuildIds names exactly those', async () => {
+    const a = await newUser(stack);
+    const b = await newUser(stack);
+    const shared = await createGuild(stack, a);
+    await createGuild(stack, a);
+    await join(stack, shared.id, b);
+    expect((await stack.grpc.listMutualGuildIds({ userId: a.userId, otherUserId: b.userId })).guildIds).toEqual([shared.id]);
+    expect((await stack.grpc.listMutualGuildIds({ userId: a.userId, otherUserId: owner.userId })).guildIds).toEqual([]);
+  });
+});
+
+describe('GetReadyState', () => {
+  it("when READY state is asked, then the user's guilds come as GUILD_CREATE renders them and their DMs without themselves", async () => {
+    const user = await newUser(stack);
+    const friend = await newUser(stack);
+    const guild = await createGuild(stack, user, 'ready guild');
+    // DMs are made by the channels part of the service; written directly here to read them back.
+    const dmId = testIds.next();
+    await stack.db.insertInto('channels').values({ id: dmId, type: ChannelType.DM, guild_id: null, name: null, topic: null }).execute();
+    await stack.db
+      .insertInto('channel_recipients')
+      .values([
+        { channel_id: dmId, user_id: user.userId },
+        { channel_id: dmId, user_id: friend.userId },
+      ])
+      .execute();
+
+    const ready = await stack.grpc.getReadyState({ userId: user.userId });
+    expect(ready.guildIds).toEqual([guild.id]);
+    const [readyGuild] = JSON.parse(ready.guildsJson);
+    expect(readyGuild).toMatchObject({ id: guild.id, name: 'ready guild', member_count: 1, threads: [], roles: [expect.any(Object)] });
+    expect(readyGuild.members[0].user.id).toBe(user.userId);
+    const channels = JSON.parse(ready.privateChannelsJson);
+    expect(channels).toEqual([
+      expect.objectContaining({ id: dmId, type: ChannelType.DM, recipients: [expect.objectContaining({ id: friend.userId })] }),
+    ]);
+
+    const nobody = await stack.grpc.getReadyState({ userId: '1234' });
+    expect(nobody).toMatchObject({ guildIds: [], guildsJson: '[]', privateChannelsJson: '[]' });
+  });
+});

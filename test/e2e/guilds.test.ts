@@ -1,0 +1,72 @@
+import { DiscordAPIError, REST } from '@discordjs/rest';
+import { describe, expect, inject, it } from 'vitest';
+import { api, newUser } from './client.js';
+
+/** @discordjs/rest as a bot library uses it, pointed at the edge. */
+const restFor = (token: string) => new REST({ api: `${inject('gatewayOrigin')}/api`, version: '10' }).setToken(token);
+
+interface Role {
+  id: string;
+  name: string;
+  permissions: string;
+  position: number;
+}
+interface Guild {
+  id: string;
+  name: string;
+  owner_id: string;
+  roles: Role[];
+  system_channel_id: string;
+  approximate_member_count?: number;
+}
+
+describe('guilds through the real gateway', () => {
+  it('when @discordjs/rest creates a guild, reads it and manages roles, then the platform shapes come back', async () => {
+    const { token } = await newUser();
+    const rest = restFor(token);
+
+    const guild = (await rest.post('/guilds', { body: { name: 'e2e guild' } })) as Guild;
+    expect(guild).toMatchObject({ name: 'e2e guild', roles: [expect.objectContaining({ id: guild.id, name: '@everyone', position: 0 })] });
+    expect(guild.roles[0]!.permissions).toMatch(/^\d+$/);
+
+    const read = (await rest.get(`/guilds/${guild.id}`, { query: new URLSearchParams({ with_counts: 'true' }) })) as Guild;
+    expect(read).toMatchObject({ id: guild.id, owner_id: guild.owner_id, approximate_member_count: 1 });
+
+    const role = (await rest.post(`/guilds/${guild.id}/roles`, {
+      body: { name: 'moderators', permissions: '2', color: 0x3498db },
+    })) as Role;
+    expect(role).toMatchObject({ name: 'moderators', permissions: '2', position: 1 });
+    const edited = (await rest.patch(`/guilds/${guild.id}/roles/${role.id}`, { body: { name: 'mods' } })) as Role;
+    expect(edited.name).toBe('mods');
+    await rest.put(`/guilds/${guild.id}/members/${guild.owner_id}/roles/${role.id}`);
+    const member = (await rest.get(`/guilds/${guild.id}/members/${guild.owner_id}`)) as { roles: string[] };
+    expect(member.roles).toEqual([role.id]);
+    const roles = (await rest.get(`/guilds/${guild.id}/roles`)) as Role[];
+    expect(roles.map((r) => r.name)).toEqual(['@everyone', 'mods']);
+
+    const mine = (await rest.get('/users/@me/guilds')) as { id: string; owner: boolean }[];
+    expect(mine).toEqual([expect.objectContaining({ id: guild.id, owner: true })]);
+  });
+
+  it('when a stranger asks for the guild, then @discordjs/rest raises the platform error 10004', async () => {
+    const owner = await newUser();
+    const stranger = await newUser();
+    const guild = (await restFor(owner.token).post('/guilds', { body: { name: 'private' } })) as Guild;
+    const error = await restFor(stranger.token)
+      .get(`/guilds/${guild.id}`)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect((error as DiscordAPIError).code).toBe(10004);
+    expect((error as DiscordAPIError).status).toBe(404);
+  });
+
+  it('when a body is bad, then the edge answers the 50035 form error', async () => {
+    const { token } = await newUser();
+    const res = await api('POST', '/guilds', { token, body: { name: 'x' } });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({
+      code: 50035,
+      errors: { name: { _errors: [expect.objectContaining({ code: 'BASE_TYPE_BAD_LENGTH' })] } },
+    });
+  });
+});
