@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { testKeys } from '@kith/platform/testing';
 import { startAuth, type RunningAuth } from '../../../auth/src/app.js';
 import { authConfigSchema } from '../../../auth/src/config.js';
-import { call, registerUser, startTestGateway, stopAll, type TestUser } from '../../../../gateway/test/integration/harness.js';
+import { call, closedPort, registerUser, startTestGateway, stopAll, type TestUser } from '../../../../gateway/test/integration/harness.js';
 import type { RunningGateway } from '../../../../gateway/src/app.js';
 import { startSocial, type RunningSocial } from '../../src/app.js';
 import { socialConfigSchema } from '../../src/config.js';
@@ -58,7 +58,10 @@ beforeAll(async () => {
   const base = { ...stores, HTTP_PORT: '0', GRPC_PORT: '0', DB_PREFIX, LOG_LEVEL: 'silent', INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey };
   auth = await startAuth(authConfigSchema.parse(base));
   const authAddr = `127.0.0.1:${auth.grpcPort}`;
-  for (let i = 0; i < 2; i++) replicas.push(await startSocial(socialConfigSchema.parse({ ...base, AUTH_GRPC_ADDR: authAddr })));
+  // Guilds is down for these replicas: nothing listens where they look for it.
+  const guildsAddr = `127.0.0.1:${await closedPort()}`;
+  for (let i = 0; i < 2; i++)
+    replicas.push(await startSocial(socialConfigSchema.parse({ ...base, AUTH_GRPC_ADDR: authAddr, GUILDS_GRPC_ADDR: guildsAddr })));
   for (const social of replicas)
     edges.push(await startTestGateway({ stores, keys, auth }, { SOCIAL_HTTP_URL: `http://127.0.0.1:${social.httpPort}` }));
   nats = await connect({ servers: stores.NATS_URL });
@@ -141,5 +144,35 @@ describe("a friend's change announced by auth (USER_UPDATE)", () => {
       );
     await expect.poll(() => names(0)).toEqual([renamed]);
     await expect.poll(() => names(1)).toEqual([renamed]);
+  });
+});
+
+describe('friend requests while the guilds service is down', () => {
+  const setFlags = async (who: Member, flags: { all: boolean; mutual_friends: boolean; mutual_guilds: boolean }) => {
+    const res = await call(edges[0]!.base, '/api/v9/users/@me/settings', {
+      token: who.token,
+      method: 'PATCH',
+      json: { friend_source_flags: flags },
+    });
+    expect(res.status).toBe(200);
+  };
+
+  it('a target taking requests from mutual guilds only refuses them (fail closed), with 80000 and nothing written', async () => {
+    const [target, sender] = await Promise.all([member(), member()]);
+    await setFlags(target, { all: false, mutual_friends: false, mutual_guilds: true });
+    const res = await call<{ code: number }>(edges[1]!.base, `/api/v9/users/@me/relationships/${target.id}`, {
+      token: sender.token,
+      method: 'PUT',
+      json: {},
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe(80000);
+    expect(await listOn(0, target)).toEqual([]);
+  });
+
+  it('a target taking requests from everyone still gets them', async () => {
+    const [target, sender] = await Promise.all([member(), member()]);
+    await change(1, sender, 'PUT', `/${target.id}`);
+    expect(await listOn(0, target)).toEqual([`${sender.id} 3`]);
   });
 });
