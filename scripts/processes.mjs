@@ -13,7 +13,12 @@ export function processes(offset = 0) {
     {
       name: 'social',
       dir: 'services/social',
-      env: { HTTP_PORT: port(8102), GRPC_PORT: port(50052), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
+      env: {
+        HTTP_PORT: port(8102),
+        GRPC_PORT: port(50052),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+      },
       readyUrl: `http://${host}:${port(8102)}/readyz`,
     },
     {

@@ -55,6 +55,7 @@ export function strangerId(): string {
 export async function person(): Promise<Person> {
   const { username, token } = await newUser();
   const me = await api('GET', '/users/@me', { token });
+  if (me.status !== 200) throw new Error(`GET /users/@me after register: ${me.status} ${JSON.stringify(me.json)}`);
   return { id: me.json.id as string, username, token };
 }
 
@@ -140,6 +141,7 @@ export function expectNoContent(res: { status: number; json: unknown }): void {
 /** A connection to social's own database (`<DB_PREFIX>_social`), for seeding what the API would take too long to build. */
 export function socialDatabase(): pg.Pool {
   const url = new URL(inject('stores').DATABASE_URL);
-  url.pathname = '/kith_e2e_social';
+  // The database prefix the system was started with (test/e2e/system.setup.ts).
+  url.pathname = `/${process.env.E2E_DB_PREFIX ?? 'kith_e2e'}_social`;
   return new pg.Pool({ connectionString: url.toString(), max: 2 });
 }

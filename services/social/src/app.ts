@@ -1,12 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { addService, createClient, startService, type Logger, type RunningService } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { SocialService } from '@kith/proto/social/v1/social';
 import type { SocialConfig } from './config.js';
 import { ContactSyncService } from './domain/contact-sync.service.js';
 import { GameRelationshipsService } from './domain/game-relationships.service.js';
+import { RelationshipListCache } from './domain/relationship-list.js';
 import { RelationshipsService } from './domain/relationships.service.js';
 import { SuggestionsService } from './domain/suggestions.service.js';
+import { UserCache } from './domain/user-cache.js';
+import { followUserUpdates } from './events/user-updates.js';
+import { GrpcGuildDirectory } from './grpc/guild-directory.js';
 import { socialGrpc } from './grpc/social.grpc.js';
 import { AuthUserDirectory } from './grpc/user-directory.js';
 import { gameRoutes, suggestionRoutes } from './http/game.routes.js';
@@ -29,26 +34,35 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
     config,
     migrationsFolder: MIGRATIONS,
     ...(logger ? { logger } : {}),
-    wire: ({ db, outbox, logger: log }) => {
+    wire: ({ db, nats, outbox, logger: log }) => {
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
-      const emit: Emit = (trx, event) => outbox.enqueue(trx, [event]);
+      const guilds = createClient(GuildsService, config.GUILDS_GRPC_ADDR);
+      const emit: Emit = (trx, events) => outbox.enqueue(trx, events);
       const users = new AuthUserDirectory(auth);
-      const relationships = new RelationshipsService(new PgRelationshipStore(db, emit), users, null);
+      const store = new PgRelationshipStore(db, emit);
+      const relationships = new RelationshipsService(store, users, new GrpcGuildDirectory(guilds, log));
+      // Only the list renders cached users: the state machine checks users (bots, existence) live.
+      const cachedUsers = new UserCache(users, { ttlMs: config.USER_CACHE_TTL_MS, maxEntries: config.USER_CACHE_MAX_ENTRIES });
+      const userUpdates = followUserUpdates(nats, cachedUsers, log);
+      const lists = new RelationshipListCache(store, cachedUsers, {
+        ttlMs: config.USER_CACHE_TTL_MS,
+        maxBytes: config.LIST_CACHE_MAX_BYTES,
+      });
       const games = new GameRelationshipsService(new PgGameStore(db, emit), users);
       const suggestions = new SuggestionsService(new PgSuggestionStore(db, emit), users);
       const contactSync = new ContactSyncService(new PgContactSyncTokens(db), relationships);
       const queries = new PgRelationshipQueries(db);
       return {
         routes: (app) => {
-          relationshipRoutes(app, relationships, contactSync);
+          relationshipRoutes(app, relationships, lists, contactSync);
           gameRoutes(app, games);
           suggestionRoutes(app, suggestions);
         },
         grpc: (server) => {
-          addService(server, SocialService, socialGrpc({ queries, relationships, games, contactSync, suggestions }), log);
+          addService(server, SocialService, socialGrpc({ queries, lists, games, contactSync, suggestions }), log);
           return [SocialService.typeName];
         },
-        closers: [async () => auth.close()],
+        closers: [async () => userUpdates.close(), async () => auth.close(), async () => guilds.close()],
       };
     },
   });

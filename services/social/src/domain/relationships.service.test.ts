@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type DomainEvent } from '@kith/platform';
-import type { RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
+import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
 import { RelationshipsService } from './relationships.service.js';
 
@@ -13,14 +13,20 @@ class MemoryStore implements RelationshipStore {
     return [...this.rows.values()].filter((r) => r.user_id === userId);
   }
 
+  async listVersion() {
+    return '0';
+  }
+
   async withUsersLocked<R>(_ids: string[], fn: (tx: RelationshipTx) => Promise<R>): Promise<R> {
     const rows = new Map(this.rows);
     const events: DomainEvent[] = [];
     const tx: RelationshipTx = {
       get: async (u, t) => rows.get(`${u}:${t}`),
-      put: async (row) => void rows.set(`${row.user_id}:${row.target_id}`, { ...row }),
+      getPair: async (a, b) => [rows.get(`${a}:${b}`), rows.get(`${b}:${a}`)],
+      put: async (...put) => put.forEach((row) => rows.set(`${row.user_id}:${row.target_id}`, { ...row })),
       delete: async (u, t) => void rows.delete(`${u}:${t}`),
-      friendCount: async (u) => [...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).length,
+      friendCounts: async (ids) =>
+        new Map(ids.map((u) => [u, [...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).length])),
       mutualFriendCount: async (a, b) => {
         const friendsOf = (u: string) =>
           new Set([...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).map((r) => r.target_id));
@@ -61,7 +67,20 @@ const user = (id: string, extra: Partial<PartialUser> = {}): PartialUser => ({
   ...extra,
 });
 
-function setup(flags: Partial<FriendSourceFlags> = {}) {
+/** Which pairs share a guild, as the guilds service would answer; every question is counted. */
+function guildsWith(...shared: [string, string][]) {
+  const asked: string[] = [];
+  const guilds: GuildDirectory = {
+    shareGuild: async (a, b) => {
+      asked.push(`${a}:${b}`);
+      return shared.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+    },
+    shareSmallGuild: async () => false,
+  };
+  return { guilds, asked };
+}
+
+function setup(flags: Partial<FriendSourceFlags> = {}, guilds: GuildDirectory | null = null) {
   const store = new MemoryStore();
   const people = new Map([A, B, C].map((id) => [id, user(id)]));
   const directory: UserDirectory = {
@@ -69,7 +88,7 @@ function setup(flags: Partial<FriendSourceFlags> = {}) {
     findByUsername: async (name) => [...people.values()].find((p) => p.username === name),
     friendSourceFlags: async () => ({ all: true, mutual_friends: true, mutual_guilds: true, ...flags }),
   };
-  return { store, people, service: new RelationshipsService(store, directory, null) };
+  return { store, people, service: new RelationshipsService(store, directory, guilds) };
 }
 
 async function code(promise: Promise<unknown>): Promise<number | 'ok'> {
@@ -180,6 +199,25 @@ describe('relationship state machine', () => {
     const s = setup();
     s.people.set(B, user(B, { bot: true }));
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe(80002);
+  });
+
+  it('when the target accepts only mutual guilds and they share one, then the request goes through', async () => {
+    const s = setup({ all: false, mutual_friends: false, mutual_guilds: true }, guildsWith([A, B]).guilds);
+    expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
+    expect(s.store.type(B, A)).toBe(T.INCOMING_REQUEST);
+  });
+
+  it('when the target accepts only mutual guilds and they share none (or guilds cannot say), then 80000', async () => {
+    const s = setup({ all: false, mutual_friends: false, mutual_guilds: true }, guildsWith([A, C]).guilds);
+    expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe(80000);
+    expect(s.store.type(B, A)).toBeUndefined();
+  });
+
+  it('when the target accepts everyone, then guilds are not asked', async () => {
+    const { guilds, asked } = guildsWith();
+    const s = setup({ all: true }, guilds);
+    expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
+    expect(asked).toEqual([]);
   });
 
   it('when the target accepts requests only from mutual friends and there are none, then 80000', async () => {

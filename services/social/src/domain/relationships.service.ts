@@ -30,12 +30,6 @@ export class RelationshipsService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async list(userId: string) {
-    const rows = (await this.store.list(userId)).filter((r) => r.type !== T.IMPLICIT);
-    const users = await this.users.getUsers(rows.map((r) => r.target_id));
-    return rows.map((row) => relationshipView(row, users.get(row.target_id)));
-  }
-
   async sendByUsername(actorId: string, username: string, discriminator: string | null): Promise<void> {
     const target = await this.users.findByUsername(username, discriminator);
     if (!target) throw ApiError.of('NO_SUCH_USERNAME');
@@ -51,9 +45,9 @@ export class RelationshipsService {
   async acceptById(actorId: string, targetId: string, options: CreateOptions): Promise<void> {
     const [actor, target] = await this.pair(actorId, targetId);
     await this.store.withUsersLocked([actorId, targetId], async (tx) => {
-      const mine = await tx.get(actorId, targetId);
+      const [mine, theirs] = await tx.getPair(actorId, targetId);
       if (mine?.type !== T.INCOMING_REQUEST) throw ApiError.of('NO_INCOMING_REQUEST');
-      await this.accept(tx, actor, target, mine, options);
+      await this.accept(tx, actor, target, mine, theirs, options);
     });
   }
 
@@ -61,14 +55,13 @@ export class RelationshipsService {
     if (actorId === targetId) throw ApiError.of('FRIEND_REQUEST_SELF');
     const [actor, target] = await this.pair(actorId, targetId);
     await this.store.withUsersLocked([actorId, targetId], async (tx) => {
-      const mine = await tx.get(actorId, targetId);
+      const [mine, theirs] = await tx.getPair(actorId, targetId);
       if (mine?.type === T.BLOCKED) return;
       const blocked = this.row(actorId, targetId, T.BLOCKED, { user_ignored: mine?.user_ignored ?? false });
       await tx.put(blocked);
       await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(blocked, target));
       // The other side only sees its friend or request row go, never that it was blocked: its own
       // ignore (a NONE row) or block stays as it is, without an event.
-      const theirs = await tx.get(targetId, actorId);
       if (theirs && isPairType(theirs.type)) await this.drop(tx, theirs, actor);
     });
   }
@@ -150,17 +143,17 @@ export class RelationshipsService {
     if (actorId === target.id) throw ApiError.of('FRIEND_REQUEST_SELF');
     const actor = await this.userOrThrow(actorId);
     if (actor.bot || target.bot) throw ApiError.of('BOTS_CANNOT_HAVE_FRIENDS');
-    const [flags, sharesGuild, sharesSmallGuild] = await Promise.all([
+    const [flags, sharesSmallGuild] = await Promise.all([
       this.users.friendSourceFlags(target.id),
-      this.guilds?.shareGuild(actorId, target.id) ?? false,
       this.guilds?.shareSmallGuild(actorId, target.id) ?? false,
     ]);
+    // Guilds are asked only when their answer can decide: the target admits mutual guilds, not everyone.
+    const sharesGuild = !flags.all && flags.mutual_guilds && ((await this.guilds?.shareGuild(actorId, target.id)) ?? false);
     await this.store.withUsersLocked([actorId, target.id], async (tx) => {
-      const mine = await tx.get(actorId, target.id);
-      const theirs = await tx.get(target.id, actorId);
+      const [mine, theirs] = await tx.getPair(actorId, target.id);
       if (mine?.type === T.BLOCKED || theirs?.type === T.BLOCKED) throw ApiError.of('FRIEND_REQUEST_BLOCKED');
       if (mine?.type === T.FRIEND) throw ApiError.of('ALREADY_FRIENDS');
-      if (mine?.type === T.INCOMING_REQUEST) return this.accept(tx, actor, target, mine, options);
+      if (mine?.type === T.INCOMING_REQUEST) return this.accept(tx, actor, target, mine, theirs, options);
       if (mine?.type === T.OUTGOING_REQUEST) return;
       const mutualFriends = await tx.mutualFriendCount(actorId, target.id);
       if (!allowedBy(flags, mutualFriends > 0, sharesGuild)) throw ApiError.of('FRIEND_REQUESTS_DISABLED');
@@ -171,8 +164,7 @@ export class RelationshipsService {
         stranger_request: mutualFriends === 0 && !sharesSmallGuild,
         is_spam_request: await this.looksLikeSpam(tx, actorId),
       });
-      await tx.put(outgoing);
-      await tx.put(incoming);
+      await tx.put(outgoing, incoming);
       await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(outgoing, target));
       // An ignored or spam-flagged request is listed, but not announced to the user.
       await emit(tx, 'RELATIONSHIP_ADD', target.id, {
@@ -182,15 +174,20 @@ export class RelationshipsService {
     });
   }
 
-  private async accept(tx: RelationshipTx, actor: PartialUser, target: PartialUser, mine: RelationshipRow, options: CreateOptions) {
+  private async accept(
+    tx: RelationshipTx,
+    actor: PartialUser,
+    target: PartialUser,
+    mine: RelationshipRow,
+    theirs: RelationshipRow | undefined,
+    options: CreateOptions,
+  ) {
     if (mine.stranger_request && options.confirmStranger === false)
       throw ApiError.form({ confirm_stranger_request: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
     await this.assertUnderCap(tx, actor.id, target.id);
-    const theirs = await tx.get(target.id, actor.id);
     const mineNow = this.row(actor.id, target.id, T.FRIEND, { user_ignored: mine.user_ignored });
     const theirsNow = this.row(target.id, actor.id, T.FRIEND, { user_ignored: theirs?.user_ignored ?? false });
-    await tx.put(mineNow);
-    await tx.put(theirsNow);
+    await tx.put(mineNow, theirsNow);
     await emit(tx, 'RELATIONSHIP_ADD', actor.id, relationshipView(mineNow, target));
     await emit(tx, 'RELATIONSHIP_ADD', target.id, relationshipView(theirsNow, actor));
   }
@@ -205,8 +202,8 @@ export class RelationshipsService {
   }
 
   private async assertUnderCap(tx: RelationshipTx, a: string, b: string): Promise<void> {
-    const [countA, countB] = await Promise.all([tx.friendCount(a), tx.friendCount(b)]);
-    if (countA >= MAX_FRIENDS || countB >= MAX_FRIENDS) throw ApiError.of('MAX_FRIENDS');
+    const counts = await tx.friendCounts([a, b]);
+    if ((counts.get(a) ?? 0) >= MAX_FRIENDS || (counts.get(b) ?? 0) >= MAX_FRIENDS) throw ApiError.of('MAX_FRIENDS');
   }
 
   /** Documented rule: an account younger than a day with 10+ requests sent in the last day. */

@@ -2,8 +2,8 @@ import { ApiError, isSnowflake, type ServiceImpl } from '@kith/platform';
 import type { SocialService } from '@kith/proto/social/v1/social';
 import type { ContactSyncService } from '../domain/contact-sync.service.js';
 import type { GameRelationshipsService } from '../domain/game-relationships.service.js';
+import type { RelationshipListCache } from '../domain/relationship-list.js';
 import { RelationshipType as T } from '../domain/relationship.types.js';
-import type { RelationshipsService } from '../domain/relationships.service.js';
 import type { SuggestionsService } from '../domain/suggestions.service.js';
 import type { PgRelationshipQueries } from '../store/relationships.store.js';
 
@@ -16,7 +16,7 @@ function ids(...values: string[]): void {
 
 export function socialGrpc(deps: {
   queries: PgRelationshipQueries;
-  relationships: RelationshipsService;
+  lists: RelationshipListCache;
   games: GameRelationshipsService;
   contactSync: ContactSyncService;
   suggestions: SuggestionsService;
@@ -38,7 +38,7 @@ export function socialGrpc(deps: {
     },
     async listRelationships({ userId }) {
       ids(userId);
-      return { relationshipsJson: JSON.stringify(await deps.relationships.list(userId)) };
+      return { relationshipsJson: (await deps.lists.get(userId)).body.toString() };
     },
     async recordApplicationAuthorization({ userId, applicationId }) {
       ids(userId, applicationId);

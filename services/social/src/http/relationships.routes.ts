@@ -2,17 +2,31 @@ import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { parse, snowflakeField, userIdOf } from '@kith/platform';
 import type { ContactSyncService } from '../domain/contact-sync.service.js';
+import type { RelationshipListCache } from '../domain/relationship-list.js';
 import type { RelationshipsService } from '../domain/relationships.service.js';
 import { bulkAddBody, bulkRemoveBody, bulkRemoveQuery, createBody, modifyBody, sendRequestBody } from './schemas.js';
 
 const targetParams = z.object({ user_id: snowflakeField });
 const targetOf = (req: Request): string => parse(targetParams, req.params).user_id;
 
-export function relationshipRoutes(app: Express, relationships: RelationshipsService, contactSync: ContactSyncService): void {
+export function relationshipRoutes(
+  app: Express,
+  relationships: RelationshipsService,
+  lists: RelationshipListCache,
+  contactSync: ContactSyncService,
+): void {
   const base = '/users/@me/relationships';
 
-  app.get(base, async (_req, res) => {
-    res.json(await relationships.list(userIdOf(res)));
+  // The rendered bytes as they were kept: no serialisation per request. The tag lets a client
+  // that already has this exact list skip the body.
+  app.get(base, async (req, res) => {
+    const list = await lists.get(userIdOf(res));
+    res.setHeader('ETag', list.etag);
+    res.setHeader('Cache-Control', 'private, no-cache');
+    if (etagMatches(req.headers['if-none-match'], list.etag)) return void res.status(304).end();
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Length', list.body.length);
+    res.end(list.body);
   });
 
   app.post(base, async (req, res) => {
@@ -65,5 +79,14 @@ export function relationshipRoutes(app: Express, relationships: RelationshipsSer
   app.delete(`${base}/:user_id/ignore`, async (req, res) => {
     await relationships.unignore(userIdOf(res), targetOf(req));
     res.status(204).end();
+  });
+}
+
+/** If-None-Match: `*` or a list of tags, weak ones compared by their opaque part (RFC 9110 §13.1.2). */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
   });
 }

@@ -74,7 +74,7 @@ export class PgGameStore implements GameStore {
         if (applicationId) query = query.where('application_id', '=', applicationId);
         return (await query.returningAll().execute()).map(toRow);
       },
-      emit: async (name, userId, data) => void (await this.emit(trx, { name, audience: { users: [userId] }, data })),
+      emit: async (name, userId, data) => void (await this.emit(trx, [{ name, audience: { users: [userId] }, data }])),
     };
   }
 }

@@ -4,8 +4,8 @@ import type { RelationshipStore, RelationshipTx } from '../domain/ports.js';
 import type { RelationshipRow, RelationshipType } from '../domain/relationship.types.js';
 import type { SocialDatabase } from './schema.js';
 
-/** Writes an event into the outbox within the given transaction. */
-export type Emit = (trx: Transaction<SocialDatabase>, event: DomainEvent) => Promise<unknown>;
+/** Writes events into the outbox within the given transaction. */
+export type Emit = (trx: Transaction<SocialDatabase>, events: DomainEvent[]) => Promise<unknown>;
 
 type Row = Omit<RelationshipRow, 'type'> & { type: number };
 const toRow = (r: Row): RelationshipRow => ({ ...r, type: r.type as RelationshipType });
@@ -21,22 +21,32 @@ export class PgRelationshipStore implements RelationshipStore {
     return rows.map(toRow);
   }
 
+  async listVersion(userId: string): Promise<string> {
+    // Kept by a trigger on `relationships` (migration 0002), so no writer can forget it.
+    const row = await this.db.selectFrom('relationship_versions').select('version').where('user_id', '=', userId).executeTakeFirst();
+    return row?.version ?? '0';
+  }
+
   withUsersLocked<T>(userIds: string[], fn: (tx: RelationshipTx) => Promise<T>): Promise<T> {
     const ordered = [...new Set(userIds)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
     return this.db.transaction().execute(async (trx) => {
       // Transaction-scoped advisory locks keyed by user id, always taken in id order: every
-      // change touching a user is serialised, and two changes can never wait on each other.
-      for (const id of ordered) await sql`SELECT pg_advisory_xact_lock(${id}::bigint)`.execute(trx);
-      return fn(new PgRelationshipTx(trx, this.emit));
+      // change touching a user is serialised, and two changes can never wait on each other. One
+      // statement: a function scan over the sorted array locks row by row, in array order.
+      await sql`SELECT pg_advisory_xact_lock(id) FROM unnest(${ordered}::bigint[]) AS u(id)`.execute(trx);
+      const tx = new PgRelationshipTx(trx);
+      const result = await fn(tx);
+      // The change's events, all in one statement, in the order they were emitted.
+      if (tx.events.length > 0) await this.emit(trx, tx.events);
+      return result;
     });
   }
 }
 
 class PgRelationshipTx implements RelationshipTx {
-  constructor(
-    private readonly trx: Transaction<SocialDatabase>,
-    private readonly emitter: Emit,
-  ) {}
+  readonly events: DomainEvent[] = [];
+
+  constructor(private readonly trx: Transaction<SocialDatabase>) {}
 
   async get(userId: string, targetId: string): Promise<RelationshipRow | undefined> {
     const row = await this.trx
@@ -48,12 +58,35 @@ class PgRelationshipTx implements RelationshipTx {
     return row && toRow(row);
   }
 
-  async put(row: RelationshipRow): Promise<void> {
-    const { user_id: _user, target_id: _target, ...rest } = row;
+  async getPair(a: string, b: string): Promise<[RelationshipRow | undefined, RelationshipRow | undefined]> {
+    const rows = await this.trx
+      .selectFrom('relationships')
+      .selectAll()
+      .where((eb) =>
+        eb.or([eb.and([eb('user_id', '=', a), eb('target_id', '=', b)]), eb.and([eb('user_id', '=', b), eb('target_id', '=', a)])]),
+      )
+      .execute();
+    const of = (owner: string) => rows.find((r) => r.user_id === owner);
+    const [mine, theirs] = [of(a), of(b)];
+    return [mine && toRow(mine), theirs && toRow(theirs)];
+  }
+
+  async put(...rows: RelationshipRow[]): Promise<void> {
+    if (rows.length === 0) return;
     await this.trx
       .insertInto('relationships')
-      .values(row)
-      .onConflict((oc) => oc.columns(['user_id', 'target_id']).doUpdateSet(rest))
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(['user_id', 'target_id']).doUpdateSet((eb) => ({
+          type: eb.ref('excluded.type'),
+          nickname: eb.ref('excluded.nickname'),
+          is_spam_request: eb.ref('excluded.is_spam_request'),
+          stranger_request: eb.ref('excluded.stranger_request'),
+          user_ignored: eb.ref('excluded.user_ignored'),
+          origin_application_id: eb.ref('excluded.origin_application_id'),
+          since: eb.ref('excluded.since'),
+        })),
+      )
       .execute();
   }
 
@@ -61,14 +94,15 @@ class PgRelationshipTx implements RelationshipTx {
     await this.trx.deleteFrom('relationships').where('user_id', '=', userId).where('target_id', '=', targetId).execute();
   }
 
-  async friendCount(userId: string): Promise<number> {
-    const { n } = await this.trx
+  async friendCounts(userIds: string[]): Promise<Map<string, number>> {
+    const rows = await this.trx
       .selectFrom('relationships')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('user_id', '=', userId)
+      .select((eb) => ['user_id', eb.fn.countAll<string>().as('n')])
+      .where('user_id', 'in', userIds)
       .where('type', '=', 1)
-      .executeTakeFirstOrThrow();
-    return Number(n);
+      .groupBy('user_id')
+      .execute();
+    return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
   }
 
   async mutualFriendCount(a: string, b: string): Promise<number> {
@@ -90,7 +124,7 @@ class PgRelationshipTx implements RelationshipTx {
   }
 
   async emit(event: DomainEvent): Promise<void> {
-    await this.emitter(this.trx, event);
+    this.events.push(event);
   }
 }
 

@@ -15,6 +15,12 @@ export interface RelationshipsTable {
   since: Timestamp;
 }
 
+/** Kept by a trigger on `relationships`; read-only to the application. */
+export interface RelationshipVersionsTable {
+  user_id: Id;
+  version: ColumnType<string, never, never>;
+}
+
 export interface GameRelationshipsTable {
   user_id: Id;
   target_id: Id;
@@ -48,6 +54,7 @@ export interface ContactSyncTokensTable {
 
 export interface SocialDatabase {
   relationships: RelationshipsTable;
+  relationship_versions: RelationshipVersionsTable;
   game_relationships: GameRelationshipsTable;
   application_authorizations: ApplicationAuthorizationsTable;
   friend_suggestions: FriendSuggestionsTable;

@@ -32,7 +32,7 @@ export class PgSuggestionStore implements SuggestionStore {
           }),
         )
         .execute();
-      await this.emit(trx, event);
+      await this.emit(trx, [event]);
     });
   }
 
@@ -44,7 +44,7 @@ export class PgSuggestionStore implements SuggestionStore {
         .where('suggested_user_id', '=', suggestedUserId)
         .executeTakeFirst();
       if (gone.numDeletedRows === 0n) return false;
-      await this.emit(trx, event);
+      await this.emit(trx, [event]);
       return true;
     });
   }

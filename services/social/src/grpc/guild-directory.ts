@@ -1,0 +1,30 @@
+import type { Logger, ServiceClient } from '@kith/platform';
+import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import type { GuildDirectory } from '../domain/ports.js';
+
+/**
+ * The guilds service over gRPC. When it cannot answer, two users share no guild: a privacy setting
+ * that admits only mutual guilds then refuses the request (fail closed) rather than letting a
+ * stranger through.
+ */
+export class GrpcGuildDirectory implements GuildDirectory {
+  constructor(
+    private readonly guilds: ServiceClient<typeof GuildsService>,
+    private readonly logger: Logger,
+  ) {}
+
+  async shareGuild(a: string, b: string): Promise<boolean> {
+    try {
+      const { guildIds } = await this.guilds.listMutualGuildIds({ userId: a, otherUserId: b });
+      return guildIds.length > 0;
+    } catch (err) {
+      this.logger.warn({ err }, 'guilds unavailable: treating the pair as sharing no guild');
+      return false;
+    }
+  }
+
+  /** Guild sizes are not part of ListMutualGuildIds; no guild counts as small until they are. */
+  async shareSmallGuild(): Promise<boolean> {
+    return false;
+  }
+}
