@@ -15,15 +15,25 @@
 // default 10), BENCH_PORT_OFFSET (default 5000), BENCH_LOG_LEVEL (default warn), BENCH_NO_README=1.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { fmt, percentile } from './lib/load.mjs';
-import { CLK_TCK, cpuMeter, pidsNamed, systemProcesses } from './lib/proc.mjs';
+import { cpuMeter, cpuSeconds, pidsNamed, systemProcesses } from './lib/proc.mjs';
 import { writeReadmeSection } from './lib/readme.mjs';
-import { benchDir, collect, log, makeKeys, positive, root, startSystem, stopEverything, systemTail } from './lib/system.mjs';
+import {
+  LOG_LEVEL,
+  collect,
+  log,
+  machineInfo,
+  makeKeys,
+  positive,
+  requireBuilt,
+  root,
+  runMain,
+  saveResults,
+  startSystem,
+} from './lib/system.mjs';
 
 // auth's argon2id cost (services/auth/src/config.ts defaults; the bench does not override them).
 const ARGON2 = { memoryKiB: 19456, iterations: 2 };
@@ -40,7 +50,6 @@ const GRPC_CONCURRENCY = Math.round(positive('BENCH_GRPC_CONCURRENCY', 10));
 /** The login and its baseline alternate in this many rounds, so neighbours' load drifts onto both alike. */
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 3));
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 5000));
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
 const DB_PREFIX = 'kith_benchauth';
 
 /**
@@ -83,15 +92,7 @@ async function argon2Baseline() {
  * CPU seconds of a process's main thread (its JavaScript): the rest of the process's time is its
  * other threads, where argon2 runs (libuv's pool) beside V8's helpers.
  */
-function mainThreadSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return NaN;
-  }
-}
+const mainThreadSeconds = (pid) => cpuSeconds(pid, pid) ?? NaN;
 
 function runArgon2Baseline(seconds) {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--argon2-baseline'], {
@@ -234,9 +235,7 @@ function checks({ login, argon2, validate, elevation }) {
 }
 
 async function main() {
-  for (const dist of ['packages/platform/dist/index.js', 'packages/proto/dist/gen/auth/v1/auth_pb.js', 'services/auth/dist/main.js']) {
-    if (!existsSync(path.join(root, dist))) throw new Error(`${dist} is missing: build first (npm run build)`);
-  }
+  requireBuilt(['packages/platform/dist/index.js', 'packages/proto/dist/gen/auth/v1/auth_pb.js', 'services/auth/dist/main.js']);
   const { createClient } = await import('@kith/platform');
   const { AuthService } = await import('@kith/proto/auth/v1/auth');
   const loadavgAtStart = os.loadavg();
@@ -316,14 +315,7 @@ async function main() {
 
   const report = {
     date: new Date().toISOString(),
-    machine: {
-      nproc: os.availableParallelism(),
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown CPU',
-      node: process.version,
-      loadavgAtStart,
-      loadavgAtEnd: os.loadavg(),
-    },
+    machine: machineInfo(loadavgAtStart),
     settings: {
       durationSeconds: DURATION_S,
       warmupSeconds: WARMUP_S,
@@ -342,9 +334,8 @@ async function main() {
   report.checks = checks(report);
   const table = renderReport(report);
   process.stdout.write(`\n${table}\n\n`);
-  mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-  writeFileSync(path.join(benchDir, 'results', 'auth.json'), `${JSON.stringify(report, null, 2)}\n`);
-  if (!process.env.BENCH_NO_README) writeReadmeSection('auth', 'Accounts: login and MFA elevation (issue 4)', table);
+  saveResults('auth.json', report);
+  writeReadmeSection('auth', 'Accounts: login and MFA elevation (issue 4)', table);
   return report.checks.every((c) => c.pass) && !login.broken ? 0 : 1;
 }
 
@@ -428,14 +419,4 @@ async function measureLogin(url, body, meter, authPid) {
   return { login: out, argon2 };
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (err) {
-  log(`failed: ${err.stack ?? err.message}`);
-  const tail = systemTail(40);
-  if (tail) process.stderr.write(`\nlast lines of the system:\n${tail}\n`);
-} finally {
-  await stopEverything();
-}
-process.exit(code);
+await runMain(main);

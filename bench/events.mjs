@@ -26,28 +26,36 @@
 // are dropped at the start unless BENCH_KEEP_DB=1); BENCH_LOG_LEVEL [warn];
 // BENCH_TIMEOUT [1200] s for the whole run; BENCH_NO_README=1; BENCH_NO_GC_HOOK=1;
 // BENCH_CPU_PROF=<dir> (every system process writes a .cpuprofile there on exit).
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { dbPrefix, dbUrl, dropDatabases } from './lib/db.mjs';
 import { closeSockets, openSockets } from './lib/gateway-client.mjs';
 import { fmt, measure, cannon, percentile } from './lib/load.mjs';
 import { cpuMeter, pidsNamed, rssKiB, systemProcesses } from './lib/proc.mjs';
-import { writeReadmeSection } from './lib/readme.mjs';
+import { HTTP_TIMEOUT_MS, request as httpRequest, registerUsers } from './lib/http.mjs';
+import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
-  benchDir,
+  LOG_LEVEL,
+  CPU_PROF_DIR,
+  cpuProfPreload,
   isStopping,
   log,
+  machineInfo,
   makeKeys,
   onCleanup,
   positive,
+  preloadOptions,
+  requireBuilt,
   root,
+  runMain,
+  saveResults,
   sleep,
   startBaseline,
   startSystem,
-  stopEverything,
   systemTail,
 } from './lib/system.mjs';
 
@@ -78,12 +86,9 @@ const WARMUP_S = positive('BENCH_WARMUP', 2);
 const SYSTEM_WARMUP_S = positive('BENCH_SYSTEM_WARMUP', 8);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 4000));
-const DB_PREFIX = process.env.BENCH_DB_PREFIX || 'kith_benchrt';
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
+const DB_PREFIX = dbPrefix('kith_benchrt');
 const TIMEOUT_S = positive('BENCH_TIMEOUT', 1200);
 const GC_HOOK = !process.env.BENCH_NO_GC_HOOK;
-const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** An event not on its socket this long after the request was sent is lost. */
 const LOST_AFTER_MS = 10_000;
@@ -91,11 +96,9 @@ const LOST_AFTER_MS = 10_000;
 const REGISTER_PARALLEL = 20;
 /** Identifies in flight at once while sockets are opened. */
 const SOCKET_PARALLEL = 100;
-const HTTP_TIMEOUT_MS = 30_000;
 
 for (const r of RATES) if (!Number.isFinite(r) || r <= 0) throw new Error(`BENCH_EVENT_RATES: ${r} is not a rate`);
 for (const n of SOCKET_STEPS) if (!Number.isInteger(n) || n <= 0) throw new Error(`BENCH_SOCKETS: ${n} is not a count`);
-if (!/^[a-z][a-z0-9_]*$/.test(DB_PREFIX)) throw new Error('BENCH_DB_PREFIX: lowercase letters, digits and _ only');
 if (ONLY.has('events') && PAIRS * 2 > USERS) throw new Error(`BENCH_PAIRS=${PAIRS} needs ${PAIRS * 2} users; BENCH_USERS is ${USERS}`);
 
 /** CLOCK_MONOTONIC in µs: the clock of V8's CPU profiles, so bench/cpu-top.mjs can cut a profile to a measured window. */
@@ -103,65 +106,9 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const median = (xs) => percentile(Float64Array.from(xs).sort(), 0.5);
 
 // ---------------------------------------------------------------- HTTP client ----------------
-// node:http with keep-alive: lighter than fetch in the load generator, which shares the 2 cores.
 
 let agent;
-function request(baseUrl, method, apiPath, token, body) {
-  const url = new URL(baseUrl + apiPath);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        method,
-        path: url.pathname + url.search,
-        headers: {
-          ...(token ? { authorization: token } : {}),
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-        timeout: HTTP_TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, at: performance.now(), body: Buffer.concat(chunks).toString() }));
-        res.on('error', (err) => resolve({ status: 0, at: performance.now(), body: err.message }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => resolve({ status: 0, at: performance.now(), body: err.message }));
-    req.end(payload);
-  });
-}
-
-// ---------------------------------------------------------------- users ----------------------
-
-async function registerUsers(baseUrl, count) {
-  const run = randomBytes(3).toString('hex');
-  const users = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const username = `b${run}_${i}`;
-      const res = await request(baseUrl, 'POST', '/auth/register', undefined, {
-        username,
-        email: `${username}@example.com`,
-        password: `bench password ${run} ${i}`,
-        date_of_birth: '1990-05-17',
-        consent: true,
-      });
-      if (res.status !== 201) throw new Error(`register ${username}: ${res.status} ${res.body.slice(0, 200)}`);
-      const { token } = JSON.parse(res.body);
-      // The token's first part is the user id (base64url); every READY confirms it later.
-      users[i] = { i, username, token, id: Buffer.from(token.split('.')[0], 'base64url').toString() };
-    }
-  };
-  await Promise.all(Array.from({ length: REGISTER_PARALLEL }, worker));
-  return users;
-}
+const request = (baseUrl, method, apiPath, token, body) => httpRequest(agent, baseUrl, method, apiPath, token, body);
 
 // ---------------------------------------------------------------- memory ---------------------
 
@@ -491,9 +438,7 @@ async function eventLatency({ baseUrl, wsUrl, users, meter }) {
 // ---------------------------------------------------------------- relationships --------------
 
 async function seedFriends(owner, friends) {
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${DB_PREFIX}_social`;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const client = new pg.Client({ connectionString: dbUrl(`${DB_PREFIX}_social`) });
   await client.connect();
   try {
     const ids = friends.map((f) => f.id);
@@ -807,16 +752,6 @@ function checks(report) {
 
 // ---------------------------------------------------------------- main -----------------------
 
-async function dropDatabases() {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    for (const service of ['auth', 'social', 'guilds']) await client.query(`DROP DATABASE IF EXISTS ${DB_PREFIX}_${service} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
 /** The README sections of a report (BENCH_REPORT_FROM renders a saved one again). */
 function sectionsOf(report) {
   report.checks = checks(report);
@@ -829,8 +764,7 @@ function sectionsOf(report) {
 
 function printAndWrite(sections) {
   for (const [, heading, text, measured] of sections) if (measured) process.stdout.write(`\n### ${heading}\n\n${text}\n`);
-  if (!process.env.BENCH_NO_README)
-    for (const [name, heading, text, measured] of sections) if (measured) writeReadmeSection(name, heading, text);
+  for (const [name, heading, text, measured] of sections) if (measured) writeReadmeSection(name, heading, text);
 }
 
 async function main() {
@@ -839,20 +773,18 @@ async function main() {
     printAndWrite(sectionsOf(JSON.parse(readFileSync(process.env.BENCH_REPORT_FROM, 'utf8'))));
     return 0;
   }
-  for (const dist of [
+  requireBuilt([
     'packages/platform/dist/index.js',
     'gateway/dist/main.js',
     'services/auth/dist/main.js',
     'services/social/dist/main.js',
     'services/realtime/dist/main.js',
-  ]) {
-    if (!existsSync(path.join(root, dist))) throw new Error(`${dist} is missing: build first (npm run build)`);
-  }
+  ]);
   const loadavgAtStart = os.loadavg();
   const keys = makeKeys();
   if (!process.env.BENCH_KEEP_DB) {
     log(`dropping ${DB_PREFIX}_auth, _social and _guilds (BENCH_KEEP_DB=1 keeps them)…`);
-    await dropDatabases();
+    await dropDatabases(['auth', 'social', 'guilds'].map((service) => `${DB_PREFIX}_${service}`));
   }
   const preload = [];
   const env = {};
@@ -863,11 +795,11 @@ async function main() {
     preload.push(new URL('./lib/gc-hook.mjs', import.meta.url).href);
   }
   if (CPU_PROF_DIR) {
-    mkdirSync(CPU_PROF_DIR, { recursive: true });
-    env.BENCH_CPU_PROF_DIR = CPU_PROF_DIR;
-    preload.push(new URL('./cpu-prof.mjs', import.meta.url).href);
+    const profile = cpuProfPreload(CPU_PROF_DIR);
+    Object.assign(env, profile.env);
+    preload.push(profile.url);
   }
-  if (preload.length) env.NODE_OPTIONS = [process.env.NODE_OPTIONS, ...preload.map((p) => `--import ${p}`)].filter(Boolean).join(' ');
+  if (preload.length) env.NODE_OPTIONS = preloadOptions(preload);
 
   log(`starting the system (port offset ${OFFSET}, DB_PREFIX=${DB_PREFIX}, LOG_LEVEL=${LOG_LEVEL})…`);
   const t0 = Date.now();
@@ -889,7 +821,7 @@ async function main() {
   agent = new http.Agent({ keepAlive: true, maxSockets: REGISTER_PARALLEL });
   log(`registering ${USERS + 1} users through the gateway (${REGISTER_PARALLEL} at a time)…`);
   const tr = performance.now();
-  const users = await registerUsers(system.baseUrl, USERS + 1);
+  const users = await registerUsers((...args) => request(system.baseUrl, ...args), USERS + 1, { prefix: 'b', parallel: REGISTER_PARALLEL });
   const registerSeconds = (performance.now() - tr) / 1000;
   log(`  done in ${registerSeconds.toFixed(1)} s`);
   const owner = users.pop();
@@ -899,15 +831,7 @@ async function main() {
 
   const report = {
     date: new Date().toISOString(),
-    machine: {
-      nproc: os.availableParallelism(),
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown CPU',
-      totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
-      node: process.version,
-      platform: `${os.type()} ${os.release()} ${os.arch()}`,
-      loadavgAtStart,
-    },
+    machine: machineInfo(loadavgAtStart),
     settings: {
       portOffset: OFFSET,
       dbPrefix: DB_PREFIX,
@@ -947,11 +871,9 @@ async function main() {
     log(`the system printed ${report.systemLogLines} log lines during the measurements (LOG_LEVEL=${LOG_LEVEL}); the last ones:`);
     process.stderr.write(`${systemTail(10)}\n`);
   }
-  mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-  writeFileSync(path.join(benchDir, 'results', 'events.json'), `${JSON.stringify(report, null, 2)}\n`);
-  if (!process.env.BENCH_NO_README)
-    for (const [name, heading, text, measured] of sections) if (measured) writeReadmeSection(name, heading, text);
-  log(`wrote bench/results/events.json${process.env.BENCH_NO_README ? '' : ' and bench/README.md'}`);
+  saveResults('events.json', report);
+  for (const [name, heading, text, measured] of sections) if (measured) writeReadmeSection(name, heading, text);
+  log(`wrote bench/results/events.json${readmeOff ? '' : ' and bench/README.md'}`);
 
   const broken = report.relationships?.scenarios.filter((s) => s.broken) ?? [];
   if (broken.length) {
@@ -961,20 +883,4 @@ async function main() {
   return 0;
 }
 
-const watchdog = setTimeout(() => {
-  log(`the run took longer than BENCH_TIMEOUT=${TIMEOUT_S} s: stopping everything`);
-  stopEverything().then(() => process.exit(124));
-}, TIMEOUT_S * 1000);
-watchdog.unref();
-
-let code = 1;
-try {
-  code = await main();
-} catch (err) {
-  log(`failed: ${err.stack ?? err.message}`);
-  const tail = systemTail(40);
-  if (tail) process.stderr.write(`\nlast lines of the system:\n${tail}\n`);
-} finally {
-  await stopEverything();
-}
-process.exit(code);
+await runMain(main, { timeoutS: TIMEOUT_S });

@@ -20,28 +20,37 @@
 // dropped at the start unless BENCH_KEEP_DB=1); BENCH_LOG_LEVEL [warn]; BENCH_TIMEOUT [900] s for
 // the whole run; BENCH_NO_README=1; BENCH_REPORT_FROM=<results json> (measure nothing: render a
 // saved run's table again).
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { createClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { dbPrefix, dropDatabases } from './lib/db.mjs';
 import { closeSockets, openSockets } from './lib/gateway-client.mjs';
+import { request as httpRequest, pool, registerUsers } from './lib/http.mjs';
 import { fmt, percentile } from './lib/load.mjs';
-import { writeReadmeSection } from './lib/readme.mjs';
-import { benchDir, log, makeKeys, onCleanup, positive, root, sleep, startSystem, stopEverything, systemTail } from './lib/system.mjs';
+import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
+import {
+  LOG_LEVEL,
+  log,
+  machineInfo,
+  makeKeys,
+  onCleanup,
+  positive,
+  requireBuilt,
+  runMain,
+  saveResults,
+  sleep,
+  startSystem,
+} from './lib/system.mjs';
 
 const MEMBERS = Math.round(positive('BENCH_MEMBERS', 1000));
 const EVENTS = Math.round(positive('BENCH_EVENTS', 100));
 const WARMUP_EVENTS = Math.round(positive('BENCH_WARMUP_EVENTS', 10));
 const SETTLE_S = positive('BENCH_SETTLE', 5);
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 4300));
-const DB_PREFIX = process.env.BENCH_DB_PREFIX || 'kith_benchgf';
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
+const DB_PREFIX = dbPrefix('kith_benchgf');
 const TIMEOUT_S = positive('BENCH_TIMEOUT', 900);
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The issue's bar: the big guild's p99 under this many times the single-user event's p99. */
 const BAR = 5;
 
@@ -52,71 +61,11 @@ const PARALLEL = 20;
 const SOCKET_PARALLEL = 20;
 /** Rounds of opening the sockets that are missing or not following the big guild. */
 const SOCKET_ROUNDS = 5;
-const HTTP_TIMEOUT_MS = 30_000;
-
-if (!/^[a-z][a-z0-9_]*$/.test(DB_PREFIX)) throw new Error('BENCH_DB_PREFIX: lowercase letters, digits and _ only');
 
 // ---------------------------------------------------------------- HTTP client ----------------
 
 let agent;
-function request(baseUrl, method, apiPath, token, body) {
-  const url = new URL(baseUrl + apiPath);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        method,
-        path: url.pathname + url.search,
-        headers: {
-          ...(token ? { authorization: token } : {}),
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-        timeout: HTTP_TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, at: performance.now(), body: Buffer.concat(chunks).toString() }));
-        res.on('error', (err) => resolve({ status: 0, at: performance.now(), body: err.message }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (err) => resolve({ status: 0, at: performance.now(), body: err.message }));
-    req.end(payload);
-  });
-}
-
-/** Runs `fn(i)` for i in [0, count) with at most `parallel` in flight. */
-async function pool(count, parallel, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await fn(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
-}
-
-async function registerUsers(baseUrl, count) {
-  const run = randomBytes(3).toString('hex');
-  const users = new Array(count);
-  await pool(count, PARALLEL, async (i) => {
-    const username = `gf${run}_${i}`;
-    const res = await request(baseUrl, 'POST', '/auth/register', undefined, {
-      username,
-      email: `${username}@example.com`,
-      password: `bench password ${run} ${i}`,
-      date_of_birth: '1990-05-17',
-      consent: true,
-    });
-    if (res.status !== 201) throw new Error(`register ${username}: ${res.status} ${res.body.slice(0, 200)}`);
-    const { token } = JSON.parse(res.body);
-    // The token's first part is the user id (base64url); every READY confirms it later.
-    users[i] = { i, username, token, id: Buffer.from(token.split('.')[0], 'base64url').toString() };
-  });
-  return users;
-}
+const request = (baseUrl, method, apiPath, token, body) => httpRequest(agent, baseUrl, method, apiPath, token, body);
 
 async function createGuild(baseUrl, owner, name) {
   const res = await request(baseUrl, 'POST', '/guilds', owner.token, { name });
@@ -230,37 +179,25 @@ async function openAll({ baseUrl, wsUrl, owner, bigId, tokens, hooks, arrivals, 
 
 // ---------------------------------------------------------------- main -----------------------
 
-async function dropDatabases() {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    for (const service of ['auth', 'social', 'guilds']) await client.query(`DROP DATABASE IF EXISTS ${DB_PREFIX}_${service} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
 async function main() {
   if (process.env.BENCH_REPORT_FROM) {
     // Nothing is measured: the table of a saved run (bench/results/guild-fanout.json) is rendered again.
     const text = render(JSON.parse(readFileSync(process.env.BENCH_REPORT_FROM, 'utf8')));
     process.stdout.write(`${text}\n`);
-    if (!process.env.BENCH_NO_README) writeReadmeSection('guild-fanout', 'Guild fanout (issue 5)', text);
+    writeReadmeSection('guild-fanout', 'Guild fanout (issue 5)', text);
     return 0;
   }
-  for (const dist of [
+  requireBuilt([
     'packages/platform/dist/index.js',
     'gateway/dist/main.js',
     'services/auth/dist/main.js',
     'services/guilds/dist/main.js',
     'services/realtime/dist/main.js',
-  ]) {
-    if (!existsSync(path.join(root, dist))) throw new Error(`${dist} is missing: build first (npm run build)`);
-  }
+  ]);
   const loadavgAtStart = os.loadavg();
   if (!process.env.BENCH_KEEP_DB) {
     log(`dropping the ${DB_PREFIX}_* databases (BENCH_KEEP_DB=1 keeps them)…`);
-    await dropDatabases();
+    await dropDatabases(['auth', 'social', 'guilds'].map((service) => `${DB_PREFIX}_${service}`));
   }
   log(`starting the system (port offset ${OFFSET}, DB_PREFIX=${DB_PREFIX}, LOG_LEVEL=${LOG_LEVEL})…`);
   const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys: makeKeys() });
@@ -273,7 +210,7 @@ async function main() {
 
   agent = new http.Agent({ keepAlive: true, maxSockets: PARALLEL });
   log(`registering ${MEMBERS + 1} users through the gateway (${PARALLEL} at a time)…`);
-  const members = await registerUsers(system.baseUrl, MEMBERS + 1);
+  const members = await registerUsers((...args) => request(system.baseUrl, ...args), MEMBERS + 1, { prefix: 'gf', parallel: PARALLEL });
   const owner = members.pop();
   const bigId = await createGuild(system.baseUrl, owner, 'big guild');
   const soloId = await createGuild(system.baseUrl, owner, 'solo guild');
@@ -324,15 +261,7 @@ async function main() {
   });
   const report = {
     date: new Date().toISOString(),
-    machine: {
-      nproc: os.availableParallelism(),
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown CPU',
-      node: process.version,
-      platform: `${os.type()} ${os.release()} ${os.arch()}`,
-      loadavgAtStart,
-      loadavgAtEnd: os.loadavg(),
-    },
+    machine: machineInfo(loadavgAtStart),
     settings: {
       members: MEMBERS,
       events: EVENTS,
@@ -350,27 +279,10 @@ async function main() {
   };
   const text = render(report);
   process.stdout.write(`\n### Guild fanout (issue 5)\n\n${text}\n`);
-  mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-  writeFileSync(path.join(benchDir, 'results', 'guild-fanout.json'), `${JSON.stringify(report, null, 2)}\n`);
-  if (!process.env.BENCH_NO_README) writeReadmeSection('guild-fanout', 'Guild fanout (issue 5)', text);
-  log(`wrote bench/results/guild-fanout.json${process.env.BENCH_NO_README ? '' : ' and bench/README.md'}`);
+  saveResults('guild-fanout.json', report);
+  writeReadmeSection('guild-fanout', 'Guild fanout (issue 5)', text);
+  log(`wrote bench/results/guild-fanout.json${readmeOff ? '' : ' and bench/README.md'}`);
   return report.solo.lost || report.big.lost ? 1 : 0;
 }
 
-const watchdog = setTimeout(() => {
-  log(`the run took longer than BENCH_TIMEOUT=${TIMEOUT_S} s: stopping everything`);
-  stopEverything().then(() => process.exit(124));
-}, TIMEOUT_S * 1000);
-watchdog.unref();
-
-let code = 1;
-try {
-  code = await main();
-} catch (err) {
-  log(`failed: ${err.stack ?? err.message}`);
-  const tail = systemTail(40);
-  if (tail) process.stderr.write(`\nlast lines of the system:\n${tail}\n`);
-} finally {
-  await stopEverything();
-}
-process.exit(code);
+await runMain(main, { timeoutS: TIMEOUT_S });

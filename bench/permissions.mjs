@@ -20,29 +20,25 @@
 // BENCH_MEMBER_ROLES [10], BENCH_DB_PREFIX [kith_benchperm], BENCH_KEEP_DB=1, BENCH_NO_README=1,
 // BENCH_LOG_LEVEL [warn]; BENCH_CPU_PROF=<dir> (the service writes a .cpuprofile there on exit); DATABASE_URL, REDIS_URL, NATS_URL as the services read them.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import pg from 'pg';
 import { CheckPermissionsRequestSchema, CheckPermissionsResponseSchema } from '@kith/proto/guilds/v1/guilds';
+import { DATABASE_URL, dbPrefix, dbUrl, dropDatabases } from './lib/db.mjs';
 import { fmt, percentile } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { writeReadmeSection } from './lib/readme.mjs';
-import { benchDir, collect, log, makeKeys, onCleanup, positive, root, sleep, stopEverything } from './lib/system.mjs';
+import { LOG_LEVEL, CPU_PROF_DIR, collect, log, makeKeys, onCleanup, positive, root, runMain, saveResults, sleep } from './lib/system.mjs';
 
 const CONCURRENCY = Math.round(positive('BENCH_CONCURRENCY', 32));
 const DURATION_S = positive('BENCH_DURATION', 10);
 const WARMUP_S = positive('BENCH_WARMUP', 3);
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 2));
 const MEMBER_ROLES = Math.round(positive('BENCH_MEMBER_ROLES', 10));
-const DB_PREFIX = process.env.BENCH_DB_PREFIX || 'kith_benchperm';
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
-const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_PREFIX = dbPrefix('kith_benchperm');
 const ROLES = 250;
 const OVERWRITES = 100;
 /** Issue 5: CheckPermissions reaches at least half a no-op call's rate. */
@@ -61,22 +57,6 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
-}
-
-function dbUrl(name) {
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(name) {
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** The guilds service as its own process; stopped (SIGTERM, then SIGKILL) whatever happens. */
@@ -239,7 +219,7 @@ async function drive(call, valid, seconds) {
 async function main() {
   const started = new Date();
   log(`building…`);
-  if (!process.env.BENCH_KEEP_DB) await dropDatabase(`${DB_PREFIX}_guilds`);
+  if (!process.env.BENCH_KEEP_DB) await dropDatabases([`${DB_PREFIX}_guilds`]);
   const { child, address } = await startGuilds();
   const guild = await buildGuild();
   log(`guild ${guild.guildId}: ${guild.roles} roles, channel with ${guild.overwrites} overwrites, member with ${guild.member_roles} roles`);
@@ -345,21 +325,18 @@ async function main() {
       : ['- every answer was checked: no errors, no wrong answers']),
   ].join('\n');
   console.log(`\n${table}\n`);
-  mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-  writeFileSync(
-    path.join(benchDir, 'results', 'permissions.json'),
-    JSON.stringify({ started, concurrency: CONCURRENCY, durationS: DURATION_S, rounds: ROUNDS, loadAvg, guild, ratio, rows }, null, 2),
-  );
-  if (!process.env.BENCH_NO_README) writeReadmeSection('permissions', 'CheckPermissions (issue 5)', table);
-  return broken.length === 0;
+  saveResults('permissions.json', {
+    started,
+    concurrency: CONCURRENCY,
+    durationS: DURATION_S,
+    rounds: ROUNDS,
+    loadAvg,
+    guild,
+    ratio,
+    rows,
+  });
+  writeReadmeSection('permissions', 'CheckPermissions (issue 5)', table);
+  return broken.length === 0 ? 0 : 1;
 }
 
-let ok = false;
-try {
-  ok = await main();
-} catch (err) {
-  log(`failed: ${err.stack ?? err.message}`);
-} finally {
-  await stopEverything();
-}
-process.exit(ok ? 0 : 1);
+await runMain(main);

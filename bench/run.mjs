@@ -16,13 +16,28 @@
 // system's LOG_LEVEL, default warn), BENCH_CPU_PROF=<dir> (the gateway and every service write a
 // .cpuprofile there on exit), BENCH_NO_README=1 (leave bench/README.md alone).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { cannon, fmt, measure } from './lib/load.mjs';
 import { cpuMeter, pidsNamed, rssKiB, systemProcesses } from './lib/proc.mjs';
-import { writeReadmeSection } from './lib/readme.mjs';
-import { benchDir, log, makeKeys, positive, root, sleep, startBaseline, startSystem, stopEverything, systemTail } from './lib/system.mjs';
+import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
+import {
+  LOG_LEVEL,
+  CPU_PROF_DIR,
+  cpuProfPreload,
+  log,
+  machineInfo,
+  makeKeys,
+  positive,
+  preloadOptions,
+  requireBuilt,
+  root,
+  runMain,
+  saveResults,
+  sleep,
+  startBaseline,
+  startSystem,
+  systemTail,
+} from './lib/system.mjs';
 
 const DURATION_S = positive('BENCH_DURATION', 10);
 const WARMUP_S = positive('BENCH_WARMUP', 2);
@@ -31,8 +46,6 @@ const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 // Not 2000: the gateway would land on 10080, a port fetch() refuses ("bad port", the WHATWG fetch
 // spec's blocked list), so the start script's own readiness check could never pass.
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 3000));
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
-const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 const QUIET_MS = 3_000;
 
 /** Resident memory of the start script and of every process it spawned, named by working directory. */
@@ -132,14 +145,10 @@ function checks(byKey) {
 // ---------------------------------------------------------------- main -----------------------
 
 async function main() {
-  for (const dist of [
-    'packages/platform/dist/index.js',
-    'packages/proto/dist/gen/auth/v1/auth_pb.js',
-    'gateway/dist/main.js',
-    'services/auth/dist/main.js',
-  ]) {
-    if (!existsSync(path.join(root, dist))) throw new Error(`${dist} is missing: build first (npm run build), or use npm run bench`);
-  }
+  requireBuilt(
+    ['packages/platform/dist/index.js', 'packages/proto/dist/gen/auth/v1/auth_pb.js', 'gateway/dist/main.js', 'services/auth/dist/main.js'],
+    'build first (npm run build), or use npm run bench',
+  );
   const { IdentitySigner, createClient } = await import('@kith/platform');
   const { AuthService } = await import('@kith/proto/auth/v1/auth');
 
@@ -150,10 +159,9 @@ async function main() {
   const t0 = Date.now();
   const env = {};
   if (CPU_PROF_DIR) {
-    mkdirSync(CPU_PROF_DIR, { recursive: true });
-    // NODE_OPTIONS refuses --cpu-prof; a preloaded module starts the profiler instead.
-    env.BENCH_CPU_PROF_DIR = CPU_PROF_DIR;
-    env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${new URL('./cpu-prof.mjs', import.meta.url).href}`.trim();
+    const profile = cpuProfPreload(CPU_PROF_DIR);
+    Object.assign(env, profile.env);
+    env.NODE_OPTIONS = preloadOptions([profile.url]);
   }
   const system = await startSystem({ offset: OFFSET, dbPrefix: 'kith_bench', logLevel: LOG_LEVEL, keys, env });
   log(`system up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${system.baseUrl}`);
@@ -261,16 +269,7 @@ async function main() {
   const byKey = Object.fromEntries(results.map((r) => [r.key, r]));
   const report = {
     date: new Date().toISOString(),
-    machine: {
-      nproc: os.availableParallelism(),
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown CPU',
-      totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
-      node: process.version,
-      platform: `${os.type()} ${os.release()} ${os.arch()}`,
-      loadavgAtStart,
-      loadavgAtEnd: os.loadavg(),
-    },
+    machine: machineInfo(loadavgAtStart),
     settings: { durationSeconds: DURATION_S, warmupSeconds: WARMUP_S, connections: CONNECTIONS, portOffset: OFFSET, logLevel: LOG_LEVEL },
     scenarios: results,
     checks: checks(byKey),
@@ -284,10 +283,9 @@ async function main() {
     process.stderr.write(`${systemTail(10)}\n`);
   }
 
-  mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-  writeFileSync(path.join(benchDir, 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-  if (!process.env.BENCH_NO_README) writeReadmeSection('results', 'Latest results', table);
-  log(`wrote bench/results/latest.json${process.env.BENCH_NO_README ? '' : ' and bench/README.md'}`);
+  saveResults('latest.json', report);
+  writeReadmeSection('results', 'Latest results', table);
+  log(`wrote bench/results/latest.json${readmeOff ? '' : ' and bench/README.md'}`);
 
   const broken = results.filter((r) => r.broken);
   if (broken.length) {
@@ -297,14 +295,4 @@ async function main() {
   return 0;
 }
 
-let code = 1;
-try {
-  code = await main();
-} catch (err) {
-  log(`failed: ${err.stack ?? err.message}`);
-  const tail = systemTail(40);
-  if (tail) process.stderr.write(`\nlast lines of the system:\n${tail}\n`);
-} finally {
-  await stopEverything();
-}
-process.exit(code);
+await runMain(main);

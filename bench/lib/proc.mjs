@@ -4,9 +4,10 @@ import path from 'node:path';
 
 export const CLK_TCK = 100; // USER_HZ: /proc reports CPU time in these ticks on every Linux we run on
 
-export function statFields(pid) {
+/** The fields of /proc/<pid>/stat after the command name, or of one thread's (…/task/<tid>/stat). */
+export function statFields(pid, tid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
   } catch {
     return undefined;
@@ -43,9 +44,12 @@ export function rssKiB(pid) {
   }
 }
 
-/** utime + stime of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat). */
-export function cpuSeconds(pid) {
-  const s = statFields(pid);
+/**
+ * utime + stime of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat); with `tid`, of
+ * that one thread only.
+ */
+export function cpuSeconds(pid, tid) {
+  const s = statFields(pid, tid);
   return s ? (Number(s.fields[11]) + Number(s.fields[12])) / CLK_TCK : undefined;
 }
 

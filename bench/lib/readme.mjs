@@ -1,10 +1,14 @@
 // Writes a results section into bench/README.md between `<!-- <name>:start -->` and
-// `<!-- <name>:end -->`; a section not there yet is appended under `heading`.
+// `<!-- <name>:end -->`; a section not there yet is appended under `heading`. BENCH_NO_README=1
+// leaves the README alone (every benchmark has that knob).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchDir } from './system.mjs';
 
+export const readmeOff = Boolean(process.env.BENCH_NO_README);
+
 export function writeReadmeSection(name, heading, body) {
+  if (readmeOff) return;
   const file = path.join(benchDir, 'README.md');
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;

@@ -4,7 +4,9 @@
 // is SIGKILLed on any other exit.
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processes } from '../../scripts/processes.mjs';
@@ -31,6 +33,54 @@ export function positive(name, fallback) {
     process.exit(2);
   }
   return n;
+}
+
+/** The started system's LOG_LEVEL: warn keeps its logging out of what is measured. */
+export const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
+
+/** BENCH_CPU_PROF as an absolute directory: the started processes write a .cpuprofile there on exit. */
+export const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
+
+/**
+ * NODE_OPTIONS that preload these modules (file URLs) into every process the start script spawns,
+ * after whatever NODE_OPTIONS this process got.
+ */
+export function preloadOptions(urls) {
+  return [process.env.NODE_OPTIONS, ...urls.map((u) => `--import ${u}`)].filter(Boolean).join(' ');
+}
+
+/**
+ * The environment and preload (bench/cpu-prof.mjs) that make each started process write a CPU
+ * profile into `dir`, which is created. NODE_OPTIONS refuses --cpu-prof, hence the preload.
+ */
+export function cpuProfPreload(dir) {
+  mkdirSync(dir, { recursive: true });
+  return { env: { BENCH_CPU_PROF_DIR: dir }, url: new URL('../cpu-prof.mjs', import.meta.url).href };
+}
+
+/** Ends the run before anything starts when one of these built files (paths from the root) is missing. */
+export function requireBuilt(dists, hint = 'build first (npm run build)') {
+  for (const dist of dists) if (!existsSync(path.join(root, dist))) throw new Error(`${dist} is missing: ${hint}`);
+}
+
+/** What the report says about the machine a run measured on; loadavgAtEnd is read now. */
+export function machineInfo(loadavgAtStart) {
+  return {
+    nproc: os.availableParallelism(),
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown CPU',
+    totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadavgAtStart,
+    loadavgAtEnd: os.loadavg(),
+  };
+}
+
+/** Writes the raw numbers of a run to bench/results/<file>. */
+export function saveResults(file, report) {
+  mkdirSync(path.join(benchDir, 'results'), { recursive: true });
+  writeFileSync(path.join(benchDir, 'results', file), `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** An Ed25519 key pair for the stack, so the bench can sign internal identities itself. */
@@ -246,3 +296,29 @@ process.on('exit', () => {
     system.child.kill('SIGKILL');
   }
 });
+
+/**
+ * Runs a benchmark's main() (which resolves with the exit code), shows the system's last lines
+ * when it fails, always stops everything, and exits. With `timeoutS`, a run that takes longer is
+ * stopped and exits 124.
+ */
+export async function runMain(main, { timeoutS } = {}) {
+  if (timeoutS !== undefined) {
+    const watchdog = setTimeout(() => {
+      log(`the run took longer than BENCH_TIMEOUT=${timeoutS} s: stopping everything`);
+      stopEverything().then(() => process.exit(124));
+    }, timeoutS * 1000);
+    watchdog.unref();
+  }
+  let code = 1;
+  try {
+    code = await main();
+  } catch (err) {
+    log(`failed: ${err.stack ?? err.message}`);
+    const tail = systemTail(40);
+    if (tail) process.stderr.write(`\nlast lines of the system:\n${tail}\n`);
+  } finally {
+    await stopEverything();
+  }
+  process.exit(code);
+}
