@@ -118,30 +118,4 @@ export const guildsStore = {
     }
     return byChannel;
   },
-
-  /** The user's DMs and group DMs with every recipient id (the user included). */
-  async privateChannelsOf(db: Db, userId: string) {
-    const channels = await db
-      .selectFrom('channels')
-      .selectAll('channels')
-      .innerJoin('channel_recipients as mine', 'mine.channel_id', 'channels.id')
-      .where('mine.user_id', '=', userId)
-      .where('channels.guild_id', 'is', null)
-      .orderBy(sql`channels.id::bigint`, 'desc')
-      .execute();
-    if (channels.length === 0) return [];
-    const recipients = await db
-      .selectFrom('channel_recipients')
-      .select(['channel_id', 'user_id'])
-      .where(
-        'channel_id',
-        'in',
-        channels.map((c) => c.id),
-      )
-      .execute();
-    return channels.map((channel) => ({
-      channel,
-      recipientIds: recipients.filter((r) => r.channel_id === channel.id).map((r) => r.user_id),
-    }));
-  },
 };
