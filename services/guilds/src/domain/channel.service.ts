@@ -1,7 +1,7 @@
 import { ApiError } from '@kith/platform';
 import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
 import { overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
-import { ChannelErrors, invalidField } from './channel.errors.js';
+import { guildErrors, invalidField } from './guild.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
 import { renderChannel } from './channel.view.js';
@@ -89,7 +89,7 @@ export class ChannelService {
       const overwrites = toOverwrites(input.permission_overwrites ?? []);
       assertGrantable(guild.permissions, overwrites);
       if (input.parent_id) await this.checkParent(trx, guildId, type, input.parent_id);
-      if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw ChannelErrors.maxGuildChannels();
+      if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw guildErrors.maxGuildChannels();
       const voice = type === ChannelType.GUILD_VOICE;
       const name = normaliseName(type, input.name);
       checkTextFields(type, name, input.topic);
@@ -228,7 +228,7 @@ export class ChannelService {
         overwrite.type === 0
           ? await this.store.roleExists(trx, channel.guild_id!, overwrite.id)
           : await this.store.memberExists(trx, channel.guild_id!, overwrite.id);
-      if (!exists) throw overwrite.type === 0 ? ChannelErrors.unknownRole() : ChannelErrors.unknownMember();
+      if (!exists) throw overwrite.type === 0 ? guildErrors.unknownRole() : guildErrors.unknownMember();
       await this.store.putOverwrite(trx, channel.id, overwrite);
     });
   }
@@ -249,7 +249,7 @@ export class ChannelService {
       await this.store.lockChannel(trx, channelId);
       const access = await this.visible(channelId, userId, trx);
       const { channel } = access;
-      if (channel.guild_id === null || isThread(channel.type)) throw ChannelErrors.wrongChannelType();
+      if (channel.guild_id === null || isThread(channel.type)) throw guildErrors.wrongChannelType();
       if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
       const before = await this.access.overwrites(channel.id, trx);
       await change(trx, channel, access.permissions);
