@@ -239,6 +239,19 @@ export class ChannelService {
     });
   }
 
+  /**
+   * A role is being deleted (in `trx`, the guild row locked): its overwrites go with it, and each
+   * channel that had one is announced as it now is. Called before the role row goes, so the
+   * audience is reckoned with the role still held: its holders hear of the channel too.
+   */
+  async dropRoleOverwrites(trx: Trx, guildId: string, roleId: string): Promise<void> {
+    for (const channel of await this.store.channelsWithOverwrite(trx, guildId, roleId)) {
+      const before = await this.access.overwrites(channel.id, trx);
+      await this.store.deleteOverwrite(trx, channel.id, roleId);
+      await this.events.emit(trx, 'CHANNEL_UPDATE', channel, [before, await this.access.overwrites(channel.id, trx)]);
+    }
+  }
+
   /** MANAGE_ROLES in a guild channel (threads and private channels have no overwrites). */
   private async changeOverwrites(
     userId: string,

@@ -2,6 +2,7 @@ import { sql, type Kysely, type SnowflakeGenerator } from '@kith/platform';
 import type { Insertable, Transaction, Updateable } from 'kysely';
 import type { Overwrite } from '../domain/permissions.js';
 import { isThread, type ChannelRow } from './access.store.js';
+import { guildsStore } from './guilds.store.js';
 import type { ChannelsTable, GuildsDatabase } from './schema.js';
 
 type Db = Kysely<GuildsDatabase>;
@@ -31,9 +32,13 @@ export class PgChannelStore {
     return this.db.transaction().execute(fn);
   }
 
-  /** Serialises changes that count a guild's channels (limits hold under concurrent creates). */
+  /**
+   * Locks the guild row: the lock role changes take too (roles.service), so channel limits hold
+   * under concurrent creates, and role and overwrite changes of one guild happen one after the
+   * other. Every change of roles or overwrites locks in one order: guild row, then channel rows.
+   */
   async lockGuild(trx: Db, guildId: string): Promise<void> {
-    await sql`SELECT pg_advisory_xact_lock(${guildId}::bigint)`.execute(trx);
+    await guildsStore.lockGuild(trx, guildId);
   }
 
   /**
@@ -121,6 +126,25 @@ export class PgChannelStore {
       .insertInto('permission_overwrites')
       .values({ channel_id: channelId, target_id: o.id, type: o.type, allow: o.allow, deny: o.deny })
       .onConflict((oc) => oc.columns(['channel_id', 'target_id']).doUpdateSet({ type: o.type, allow: o.allow, deny: o.deny }))
+      .execute();
+  }
+
+  /** The guild's channels with an overwrite for `targetId`, locked in id order (the guild row is locked first). */
+  channelsWithOverwrite(trx: Db, guildId: string, targetId: string): Promise<ChannelRow[]> {
+    return trx
+      .selectFrom('channels')
+      .selectAll('channels')
+      .where('guild_id', '=', guildId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('permission_overwrites as o')
+            .select('o.channel_id')
+            .whereRef('o.channel_id', '=', 'channels.id')
+            .where('o.target_id', '=', targetId),
+        ),
+      )
+      .orderBy('id')
+      .forUpdate()
       .execute();
   }
 
