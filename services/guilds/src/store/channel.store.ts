@@ -101,7 +101,9 @@ export class PgChannelStore {
     return db.insertInto('channels').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  update(db: Db, id: string, patch: ChannelPatch): Promise<ChannelRow> {
+  /** Writes the patch and answers the row; an empty patch (a PATCH of overwrites only) just reads it. */
+  async update(db: Db, id: string, patch: ChannelPatch): Promise<ChannelRow> {
+    if (Object.keys(patch).length === 0) return (await this.get(db, id))!;
     return db.updateTable('channels').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
