@@ -76,7 +76,8 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
   if (!user) throw ApiError.of('UNKNOWN_USER');
   return deps.db.transaction().execute(async (trx) => {
     await membersStore.lockUserMemberships(trx, userId);
-    const guild = await guildsStore.guild(trx, guildId);
+    // Then the guild row, as role changes take it: the roles read below cannot be deleted before they are given.
+    const guild = await guildsStore.lockGuild(trx, guildId);
     if (!guild) return { error: 10004 as const };
     const existing = await membersStore.member(trx, guildId, userId);
     if (existing)

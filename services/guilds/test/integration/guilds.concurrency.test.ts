@@ -182,4 +182,18 @@ describe('role and overwrite changes of one guild at once', () => {
     const left = await stack.db.selectFrom('permission_overwrites').select('target_id').where('channel_id', '=', channelId).execute();
     expect(left).toEqual([]);
   });
+
+  it('when users join with a role while it is deleted, then every join succeeds and nobody keeps the deleted role', async () => {
+    const guild = await createGuild(stack, owner);
+    const roleId: string = (await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name: 'joiners' })).body.id;
+    const joiners = await Promise.all(Array.from({ length: 4 }, () => newUser(stack)));
+    const [deleted, ...joins] = await Promise.all([
+      api(stack, owner, 'DELETE', `/guilds/${guild.id}/roles/${roleId}`),
+      ...joiners.map((u) => stack.grpc.addMember({ guildId: guild.id, userId: u.userId, roleIds: [roleId] })),
+    ]);
+    expect(deleted.status).toBe(204);
+    expect(joins.map((j) => j.errorCode)).toEqual([0, 0, 0, 0]);
+    const held = await stack.db.selectFrom('member_roles').select('user_id').where('role_id', '=', roleId).execute();
+    expect(held).toEqual([]);
+  });
 });
