@@ -7,7 +7,7 @@ import type { GuildsDeps } from './deps.js';
 import { renderGuild, renderMember } from './guild.view.js';
 import { channelPermissions, Permission, type GuildPermissionContext } from './permissions.js';
 import { isThread } from '../store/access.store.js';
-import { unknownUser, usersById } from './user.directory.js';
+import { unknownUser, userById } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
 export const MAX_GUILDS_PER_USER = 100;
@@ -72,7 +72,7 @@ const MEMBER_FLAG_IS_GUEST = 1 << 4;
  * user and GUILD_MEMBER_ADD to the guild.
  */
 export async function joinGuild(deps: GuildsDeps, guildId: string, userId: string, options: JoinOptions = {}): Promise<JoinResult> {
-  const user = (await usersById(deps.auth, [userId])).get(userId);
+  const user = await userById(deps.auth, userId);
   if (!user) throw ApiError.of('UNKNOWN_USER');
   return deps.db.transaction().execute(async (trx) => {
     await membersStore.lockUserMemberships(trx, userId);
@@ -111,7 +111,7 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
 export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, userId: string, user?: PartialUser): Promise<boolean> {
   await membersStore.lockUserMemberships(trx, userId);
   if (!(await membersStore.deleteMember(trx, guildId, userId))) return false;
-  const removed = user ?? (await usersById(deps.auth, [userId])).get(userId) ?? unknownUser(userId);
+  const removed = user ?? (await userById(deps.auth, userId)) ?? unknownUser(userId);
   const events: DomainEvent[] = [
     { name: 'GUILD_MEMBER_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: removed } },
     { name: 'GUILD_DELETE', audience: { users: [userId] }, data: { id: guildId } },
@@ -130,7 +130,7 @@ export async function removeUnlessOwner(
   guildId: string,
   userId: string,
 ): Promise<'removed' | 'owner' | 'not_member' | 'unknown_guild'> {
-  const user = (await usersById(deps.auth, [userId])).get(userId);
+  const user = await userById(deps.auth, userId);
   return deps.db.transaction().execute(async (trx) => {
     await membersStore.lockUserMemberships(trx, userId);
     const guild = await guildsStore.lockGuild(trx, guildId);

@@ -5,7 +5,7 @@ import type { GuildsDeps } from '../domain/deps.js';
 import { isRowId } from '../domain/input.fields.js';
 import { guildCounts, renderGuild } from '../domain/guild.view.js';
 import { joinGuild, removeUnlessOwner, renderGuildFor } from '../domain/membership.service.js';
-import { unknownUser, usersById } from '../domain/user.directory.js';
+import { unknownUser, userById } from '../domain/user.directory.js';
 import { guildsStore } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
 import { rolesStore } from '../store/roles.store.js';
@@ -88,13 +88,13 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
     /** READY: every guild as GUILD_CREATE renders it, and the private channels as GET /users/@me/channels does. */
     async getReadyState({ userId }) {
       ids(userId);
-      const [guildIds, channels, users] = await Promise.all([
+      const [guildIds, channels, user] = await Promise.all([
         guildsStore.guildIdsOf(db, userId),
         // The very list GET /users/@me/channels answers: closed DMs left out, recipients without the user.
         channelModule(deps).dms.list(userId),
-        usersById(deps.auth, [userId]),
+        userById(deps.auth, userId),
       ]);
-      const self = users.get(userId) ?? unknownUser(userId);
+      const self = user ?? unknownUser(userId);
       // Concurrent renders: the pool bounds how many run at once.
       const rendered = await Promise.all(
         guildIds.map(async (guildId) => {
