@@ -1,11 +1,12 @@
 import { ApiError } from '@kith/platform';
 import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
-import { overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
+import { listGuildChannels, overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
+import type { Db } from '../store/guilds.store.js';
 import { guildErrors, invalidField } from './guild.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
 import { renderChannel } from './channel.view.js';
-import { channelPermissions, hasAll, Permission, type Overwrite } from './permissions.js';
+import { channelPermissions, hasAll, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
 
 export const MAX_GUILD_CHANNELS = 500;
 export const MAX_CATEGORY_CHANNELS = 50;
@@ -27,6 +28,22 @@ function checkTextFields(type: number, name: string, topic: string | null | unde
   const maxTopic = type === ChannelType.GUILD_FORUM ? 4096 : 1024;
   if (topic && [...topic].length > maxTopic)
     throw invalidField('topic', 'BASE_TYPE_BAD_LENGTH', `Must be between 0 and ${maxTopic} in length.`);
+}
+
+/**
+ * A guild's channels (threads excluded) as one member sees them, rendered: GET /guilds/{id}/channels
+ * and the `channels` of GUILD_CREATE and READY.
+ */
+export async function visibleGuildChannels(db: Db, guildId: string, ctx: GuildPermissionContext): Promise<Record<string, unknown>[]> {
+  const rows = await listGuildChannels(db, guildId);
+  const overwrites = await overwritesOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.flatMap((row) => {
+    const own = overwrites.get(row.id) ?? [];
+    return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
+  });
 }
 
 /** Overwrites as given, one per target (a repeated target: the last one counts). */
@@ -69,15 +86,7 @@ export class ChannelService {
 
   async list(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
     const guild = await this.memberAccess(guildId, userId);
-    const rows = await this.store.listGuildChannels(this.store.db, guildId);
-    const overwrites = await overwritesOf(
-      this.store.db,
-      rows.map((r) => r.id),
-    );
-    return rows.flatMap((row) => {
-      const own = overwrites.get(row.id) ?? [];
-      return channelPermissions(guild.ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
-    });
+    return visibleGuildChannels(this.store.db, guildId, guild.ctx);
   }
 
   async create(userId: string, guildId: string, input: CreateChannelInput): Promise<Record<string, unknown>> {

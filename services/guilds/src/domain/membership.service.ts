@@ -2,11 +2,11 @@ import { ApiError, type DomainEvent } from '@kith/platform';
 import { guildsStore, type Db, type GuildRow, type Tx } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
 import { rolesStore } from '../store/roles.store.js';
-import { renderChannel, type PartialUser } from './channel.view.js';
+import { visibleGuildChannels } from './channel.service.js';
+import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { renderGuild, renderMember } from './guild.view.js';
-import { channelPermissions, Permission, type GuildPermissionContext } from './permissions.js';
-import { isThread } from '../store/access.store.js';
+import type { GuildPermissionContext } from './permissions.js';
 import { unknownUser, userById } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
@@ -19,11 +19,7 @@ const LARGE_THRESHOLD = 250;
  * they can see, their member object and the counts. `member` is theirs.
  */
 export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow, user: PartialUser): Promise<Record<string, unknown>> {
-  const [roles, channels, overwrites] = await Promise.all([
-    rolesStore.roles(db, guild.id),
-    guildsStore.guildChannels(db, guild.id),
-    guildsStore.guildOverwrites(db, guild.id),
-  ]);
+  const roles = await rolesStore.roles(db, guild.id);
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,
@@ -31,10 +27,7 @@ export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow,
     userId: member.user_id,
     memberRoleIds: member.role_ids,
   };
-  const visible = channels.filter((c) => {
-    if (isThread(c.type)) return false;
-    return (channelPermissions(ctx, overwrites.get(c.id) ?? []) & Permission.VIEW_CHANNEL) !== 0n;
-  });
+  const channels = await visibleGuildChannels(db, guild.id, ctx);
   return {
     ...renderGuild(guild, roles),
     joined_at: member.joined_at.toISOString(),
@@ -43,7 +36,7 @@ export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow,
     member_count: guild.member_count,
     voice_states: [],
     members: [renderMember(member, user)],
-    channels: visible.map((c) => renderChannel(c, overwrites.get(c.id) ?? [])),
+    channels,
     threads: [],
     presences: [],
     stage_instances: [],

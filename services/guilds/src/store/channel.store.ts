@@ -56,16 +56,8 @@ export class PgChannelStore {
     return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  /** A guild's channels (threads excluded), in the platform's order. */
   listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]> {
-    return db
-      .selectFrom('channels')
-      .selectAll()
-      .where('guild_id', '=', guildId)
-      .where('type', 'not in', [10, 11, 12])
-      .orderBy('position')
-      .orderBy('id')
-      .execute();
+    return listGuildChannels(db, guildId);
   }
 
   async countGuildChannels(db: Db, guildId: string): Promise<number> {
@@ -228,6 +220,18 @@ export class PgChannelStore {
       members: [...byUser].map(([userId, roleIds]) => ({ userId, roleIds })),
     };
   }
+}
+
+/** A guild's channels (threads excluded), in the platform's order. */
+export function listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]> {
+  return db
+    .selectFrom('channels')
+    .selectAll()
+    .where('guild_id', '=', guildId)
+    .where('type', 'not in', [10, 11, 12])
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 }
 
 /** The overwrite source of a channel: threads use their parent's. */

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from '@kith/platform';
 import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
-import type { Overwrite } from '../domain/permissions.js';
 import type { ChannelsTable, GuildsDatabase, GuildsTable } from './schema.js';
 
 export type GuildRow = Selectable<GuildsTable>;
@@ -96,26 +95,5 @@ export const guildsStore = {
   async isGuildChannel(db: Db, guildId: string, channelId: string): Promise<boolean> {
     const row = await db.selectFrom('channels').select('id').where('id', '=', channelId).where('guild_id', '=', guildId).executeTakeFirst();
     return row !== undefined;
-  },
-
-  guildChannels(db: Db, guildId: string) {
-    return db.selectFrom('channels').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy('id').execute();
-  },
-
-  /** Every overwrite of the guild's channels, by channel id. */
-  async guildOverwrites(db: Db, guildId: string): Promise<Map<string, Overwrite[]>> {
-    const rows = await db
-      .selectFrom('permission_overwrites as o')
-      .innerJoin('channels as c', 'c.id', 'o.channel_id')
-      .select(['o.channel_id', 'o.target_id', 'o.type', 'o.allow', 'o.deny'])
-      .where('c.guild_id', '=', guildId)
-      .execute();
-    const byChannel = new Map<string, Overwrite[]>();
-    for (const o of rows) {
-      const list = byChannel.get(o.channel_id) ?? [];
-      list.push({ id: o.target_id, type: o.type, allow: BigInt(o.allow), deny: BigInt(o.deny) });
-      byChannel.set(o.channel_id, list);
-    }
-    return byChannel;
   },
 };
