@@ -2,6 +2,8 @@ import { ApiError } from '@kith/platform';
 import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
 import { listGuildChannels, overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
 import type { Db } from '../store/guilds.store.js';
+import { membersStore } from '../store/members.store.js';
+import { rolesStore } from '../store/roles.store.js';
 import { guildErrors, invalidField } from './guild.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
@@ -233,11 +235,11 @@ export class ChannelService {
   async putOverwrite(userId: string, channelId: string, overwrite: Overwrite): Promise<void> {
     await this.changeOverwrites(userId, channelId, async (trx, channel, held) => {
       assertGrantable(held, [overwrite]);
-      const exists =
+      const target =
         overwrite.type === 0
-          ? await this.store.roleExists(trx, channel.guild_id!, overwrite.id)
-          : await this.store.memberExists(trx, channel.guild_id!, overwrite.id);
-      if (!exists) throw overwrite.type === 0 ? guildErrors.unknownRole() : guildErrors.unknownMember();
+          ? await rolesStore.role(trx, channel.guild_id!, overwrite.id)
+          : await membersStore.member(trx, channel.guild_id!, overwrite.id);
+      if (!target) throw overwrite.type === 0 ? guildErrors.unknownRole() : guildErrors.unknownMember();
       await this.store.putOverwrite(trx, channel.id, overwrite);
     });
   }

@@ -151,22 +151,6 @@ export class PgChannelStore {
     return result.numDeletedRows > 0n;
   }
 
-  async roleExists(db: Db, guildId: string, roleId: string): Promise<boolean> {
-    return (
-      (await db.selectFrom('roles').select('id').where('guild_id', '=', guildId).where('id', '=', roleId).executeTakeFirst()) !== undefined
-    );
-  }
-
-  async memberExists(db: Db, guildId: string, userId: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('members')
-      .select('user_id')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   /** Threads of a guild (not archived), or of one channel archived before a time, newest first. */
   activeThreads(db: Db, guildId: string): Promise<ChannelRow[]> {
     return db
