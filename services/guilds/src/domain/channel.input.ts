@@ -1,29 +1,8 @@
 import { z } from 'zod';
-import { lengthString, snowflakeField as platformSnowflake } from '@kith/platform';
+import { lengthString } from '@kith/platform';
+import { bitsField, idField, intIn, oneOf } from './input.fields.js';
 
 /** Request bodies of the channel endpoints (HTTP decodes with these; the domain gets typed input). */
-
-const choices = (values: readonly number[]) => ({
-  params: { code: 'BASE_TYPE_CHOICES', message: `Value must be one of {${values.join(', ')}}.` },
-});
-const oneOf = (values: readonly number[]) =>
-  z
-    .number()
-    .int()
-    .refine((v) => values.includes(v), choices(values));
-const intIn = (min: number, max: number) =>
-  z
-    .number()
-    .int()
-    .refine((v) => v >= min && v <= max, {
-      params: { code: 'NUMBER_TYPE_MAX', message: `int value should be between ${min} and ${max}.` },
-    });
-
-/** Ids are stored as PostgreSQL bigint: a snowflake past its range names nothing (and must not reach SQL). */
-// Checks run on after a failed one: a value that is no number at all is already reported.
-export const snowflakeField = platformSnowflake.refine((v) => !/^\d{1,20}$/.test(v) || BigInt(v) < 1n << 63n, {
-  params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' },
-});
 
 /** Text PostgreSQL can store: no NUL characters. */
 const text = (min: number, max: number) =>
@@ -31,20 +10,11 @@ const text = (min: number, max: number) =>
     params: { code: 'BASE_TYPE_BAD_STRING', message: 'Could not interpret the value as a string.' },
   });
 
-/** Bitfields are decimal strings (numbers are accepted, as the platform does). */
-const bitsField = z
-  .union([z.string(), z.number().int().nonnegative()])
-  .transform((v) => String(v))
-  .refine((v) => /^\d{1,20}$/.test(v) && BigInt(v) < 1n << 64n, {
-    params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not a valid permission bitfield.' },
-  })
-  .transform((v) => BigInt(v));
-
 export const CREATABLE_TYPES = [0, 2, 4, 5, 15] as const;
 export const AUTO_ARCHIVE_DURATIONS = [60, 1440, 4320, 10080] as const;
 
 export const overwriteInput = z.object({
-  id: snowflakeField,
+  id: idField,
   type: oneOf([0, 1]),
   allow: bitsField.nullish(),
   deny: bitsField.nullish(),
@@ -59,7 +29,7 @@ const channelFields = {
   rate_limit_per_user: intIn(0, 21600).nullish(),
   position: intIn(-2147483648, 2147483647).nullish(),
   permission_overwrites: z.array(overwriteInput).max(100).nullish(),
-  parent_id: snowflakeField.nullish(),
+  parent_id: idField.nullish(),
   default_auto_archive_duration: oneOf(AUTO_ARCHIVE_DURATIONS).nullish(),
 };
 
@@ -83,9 +53,9 @@ export type ModifyChannelInput = z.output<typeof modifyChannelBody>;
 export const positionsBody = z
   .array(
     z.object({
-      id: snowflakeField,
+      id: idField,
       position: intIn(-2147483648, 2147483647).nullish(),
-      parent_id: snowflakeField.nullish(),
+      parent_id: idField.nullish(),
       lock_permissions: z.boolean().nullish(),
     }),
   )
@@ -115,7 +85,7 @@ export const archivedQuery = z.object({
 });
 
 export const openPrivateBody = z.object({
-  recipient_id: snowflakeField.nullish(),
-  recipients: z.array(snowflakeField).max(10).nullish(),
+  recipient_id: idField.nullish(),
+  recipients: z.array(idField).max(10).nullish(),
 });
 export type OpenPrivateInput = z.output<typeof openPrivateBody>;

@@ -6,7 +6,6 @@ import { ChannelService } from './channel.service.js';
 import { ThreadService } from './channel.threads.js';
 import type { GuildsDeps } from './deps.js';
 import { DmService } from './dm.service.js';
-import { UserLookup } from './dm.users.js';
 
 const built = new WeakMap<GuildsDeps, ChannelApi>();
 
@@ -19,7 +18,7 @@ export function channelModule(deps: GuildsDeps): ChannelApi {
     const channels = new ChannelService(store, deps.access, events);
     const threads = new ThreadService(store, deps.access, events, channels);
     const dmStore = new PgDmStore();
-    const dms = new DmService(store, dmStore, new UserLookup(deps.auth), deps.outbox);
+    const dms = new DmService(store, dmStore, deps.auth, deps.outbox);
     api = new ChannelApi(store, channels, threads, dms, dmStore);
     built.set(deps, api);
   }

@@ -1,11 +1,14 @@
 import { ApiError } from '@kith/platform';
 import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
-import { overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
-import { ChannelErrors, invalidField } from './channel.errors.js';
+import { listGuildChannels, overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
+import type { Db } from '../store/guilds.store.js';
+import { membersStore } from '../store/members.store.js';
+import { rolesStore } from '../store/roles.store.js';
+import { guildErrors, invalidField } from './guild.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
 import { renderChannel } from './channel.view.js';
-import { channelPermissions, hasAll, Permission, type Overwrite } from './permissions.js';
+import { channelPermissions, hasAll, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
 
 export const MAX_GUILD_CHANNELS = 500;
 export const MAX_CATEGORY_CHANNELS = 50;
@@ -27,6 +30,22 @@ function checkTextFields(type: number, name: string, topic: string | null | unde
   const maxTopic = type === ChannelType.GUILD_FORUM ? 4096 : 1024;
   if (topic && [...topic].length > maxTopic)
     throw invalidField('topic', 'BASE_TYPE_BAD_LENGTH', `Must be between 0 and ${maxTopic} in length.`);
+}
+
+/**
+ * A guild's channels (threads excluded) as one member sees them, rendered: GET /guilds/{id}/channels
+ * and the `channels` of GUILD_CREATE and READY.
+ */
+export async function visibleGuildChannels(db: Db, guildId: string, ctx: GuildPermissionContext): Promise<Record<string, unknown>[]> {
+  const rows = await listGuildChannels(db, guildId);
+  const overwrites = await overwritesOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.flatMap((row) => {
+    const own = overwrites.get(row.id) ?? [];
+    return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
+  });
 }
 
 /** Overwrites as given, one per target (a repeated target: the last one counts). */
@@ -69,15 +88,7 @@ export class ChannelService {
 
   async list(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
     const guild = await this.memberAccess(guildId, userId);
-    const rows = await this.store.listGuildChannels(this.store.db, guildId);
-    const overwrites = await overwritesOf(
-      this.store.db,
-      rows.map((r) => r.id),
-    );
-    return rows.flatMap((row) => {
-      const own = overwrites.get(row.id) ?? [];
-      return channelPermissions(guild.ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
-    });
+    return visibleGuildChannels(this.store.db, guildId, guild.ctx);
   }
 
   async create(userId: string, guildId: string, input: CreateChannelInput): Promise<Record<string, unknown>> {
@@ -89,7 +100,7 @@ export class ChannelService {
       const overwrites = toOverwrites(input.permission_overwrites ?? []);
       assertGrantable(guild.permissions, overwrites);
       if (input.parent_id) await this.checkParent(trx, guildId, type, input.parent_id);
-      if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw ChannelErrors.maxGuildChannels();
+      if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw guildErrors.maxGuildChannels();
       const voice = type === ChannelType.GUILD_VOICE;
       const name = normaliseName(type, input.name);
       checkTextFields(type, name, input.topic);
@@ -224,11 +235,11 @@ export class ChannelService {
   async putOverwrite(userId: string, channelId: string, overwrite: Overwrite): Promise<void> {
     await this.changeOverwrites(userId, channelId, async (trx, channel, held) => {
       assertGrantable(held, [overwrite]);
-      const exists =
+      const target =
         overwrite.type === 0
-          ? await this.store.roleExists(trx, channel.guild_id!, overwrite.id)
-          : await this.store.memberExists(trx, channel.guild_id!, overwrite.id);
-      if (!exists) throw overwrite.type === 0 ? ChannelErrors.unknownRole() : ChannelErrors.unknownMember();
+          ? await rolesStore.role(trx, channel.guild_id!, overwrite.id)
+          : await membersStore.member(trx, channel.guild_id!, overwrite.id);
+      if (!target) throw overwrite.type === 0 ? guildErrors.unknownRole() : guildErrors.unknownMember();
       await this.store.putOverwrite(trx, channel.id, overwrite);
     });
   }
@@ -237,6 +248,19 @@ export class ChannelService {
     await this.changeOverwrites(userId, channelId, async (trx, channel) => {
       await this.store.deleteOverwrite(trx, channel.id, targetId);
     });
+  }
+
+  /**
+   * A role is being deleted (in `trx`, the guild row locked): its overwrites go with it, and each
+   * channel that had one is announced as it now is. Called before the role row goes, so the
+   * audience is reckoned with the role still held: its holders hear of the channel too.
+   */
+  async dropRoleOverwrites(trx: Trx, guildId: string, roleId: string): Promise<void> {
+    for (const channel of await this.store.channelsWithOverwrite(trx, guildId, roleId)) {
+      const before = await this.access.overwrites(channel.id, trx);
+      await this.store.deleteOverwrite(trx, channel.id, roleId);
+      await this.events.emit(trx, 'CHANNEL_UPDATE', channel, [before, await this.access.overwrites(channel.id, trx)]);
+    }
   }
 
   /** MANAGE_ROLES in a guild channel (threads and private channels have no overwrites). */
@@ -249,7 +273,7 @@ export class ChannelService {
       await this.store.lockChannel(trx, channelId);
       const access = await this.visible(channelId, userId, trx);
       const { channel } = access;
-      if (channel.guild_id === null || isThread(channel.type)) throw ChannelErrors.wrongChannelType();
+      if (channel.guild_id === null || isThread(channel.type)) throw guildErrors.wrongChannelType();
       if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
       const before = await this.access.overwrites(channel.id, trx);
       await change(trx, channel, access.permissions);

@@ -1,7 +1,7 @@
 import { ApiError } from '@kith/platform';
 import { ChannelType, type ChannelAccess, type PgAccess } from '../store/access.store.js';
 import type { ChannelPatch, PgChannelStore } from '../store/channel.store.js';
-import { invalidField, ChannelErrors } from './channel.errors.js';
+import { invalidField, guildErrors } from './guild.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateThreadInput, ModifyChannelInput } from './channel.input.js';
 import { seesThread, type ChannelService } from './channel.service.js';
@@ -26,11 +26,11 @@ function threadTypeFor(parentType: number, input: CreateThreadInput): number {
     if (!input.message) throw invalidField('message', 'BASE_TYPE_REQUIRED', 'This field is required');
     return ChannelType.PUBLIC_THREAD;
   }
-  if (!TEXT_PARENTS.includes(parentType)) throw ChannelErrors.wrongChannelType();
+  if (!TEXT_PARENTS.includes(parentType)) throw guildErrors.wrongChannelType();
   // Without a type the platform starts a private thread (its first documented behaviour).
   const asked = input.type ?? ChannelType.PRIVATE_THREAD;
   if (parentType === ChannelType.GUILD_ANNOUNCEMENT) {
-    if (asked === ChannelType.PRIVATE_THREAD) throw ChannelErrors.wrongChannelType();
+    if (asked === ChannelType.PRIVATE_THREAD) throw guildErrors.wrongChannelType();
     return ChannelType.ANNOUNCEMENT_THREAD;
   }
   if (asked === ChannelType.ANNOUNCEMENT_THREAD) throw invalidField('type', 'BASE_TYPE_CHOICES', 'Value must be one of {11, 12}.');
@@ -56,7 +56,7 @@ export class ThreadService {
   async create(userId: string, parentId: string, input: CreateThreadInput): Promise<Record<string, unknown>> {
     return this.store.transaction(async (trx) => {
       const parent = await this.channels.visible(parentId, userId, trx);
-      if (parent.channel.guild_id === null) throw ChannelErrors.wrongChannelType();
+      if (parent.channel.guild_id === null) throw guildErrors.wrongChannelType();
       const type = threadTypeFor(parent.channel.type, input);
       if (!hasAll(parent.permissions, requiredToStart(parent.channel.type, type))) throw ApiError.of('MISSING_PERMISSIONS');
       const now = new Date().toISOString();
@@ -140,7 +140,7 @@ export class ThreadService {
   /** A channel's archived public threads, newest archive first, before a time; READ_MESSAGE_HISTORY. */
   async archivedPublic(userId: string, channelId: string, before: string | undefined, limit = 50) {
     const parent = await this.channels.visible(channelId, userId);
-    if (parent.channel.guild_id === null) throw ChannelErrors.wrongChannelType();
+    if (parent.channel.guild_id === null) throw guildErrors.wrongChannelType();
     if (!hasAll(parent.permissions, Permission.READ_MESSAGE_HISTORY)) throw ApiError.of('MISSING_PERMISSIONS');
     const rows = await this.store.archivedPublicThreads(this.store.db, channelId, before ?? new Date().toISOString(), limit + 1);
     return { threads: rows.slice(0, limit).map((r) => renderChannel(r)), members: [], has_more: rows.length > limit };

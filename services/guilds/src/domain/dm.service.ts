@@ -1,13 +1,14 @@
-import { ApiError, type DomainEvent, type Outbox } from '@kith/platform';
+import { ApiError, type DomainEvent, type Outbox, type ServiceClient } from '@kith/platform';
+import type { AuthService } from '@kith/proto/auth/v1/auth';
 import { ChannelType, type ChannelRow } from '../store/access.store.js';
 import type { PgChannelStore } from '../store/channel.store.js';
 import type { PgDmStore } from '../store/dm.store.js';
 import { compareIds } from './channel.audience.js';
-import { ChannelErrors } from './channel.errors.js';
+import { guildErrors } from './guild.errors.js';
 import type { Trx } from './channel.events.js';
 import type { OpenPrivateInput } from './channel.input.js';
 import { renderChannel, type PartialUser } from './channel.view.js';
-import type { UserLookup } from './dm.users.js';
+import { unknownUser, usersById } from './user.directory.js';
 
 /** A group DM holds at most this many users, its owner included. */
 export const MAX_GROUP_DM_RECIPIENTS = 10;
@@ -20,19 +21,19 @@ export class DmService {
   constructor(
     private readonly channels: PgChannelStore,
     private readonly store: PgDmStore,
-    private readonly users: UserLookup,
+    private readonly auth: ServiceClient<typeof AuthService>,
     private readonly outbox: Outbox,
   ) {}
 
   /** The channel as `viewerId` sees it (recipients without the viewer; all of them without a viewer). */
   async render(row: ChannelRow, viewerId: string | null, db = this.channels.db): Promise<Record<string, unknown>> {
     const ids = await this.store.participantIds(db, row);
-    const users = await this.users.byIds(ids);
+    const users = await usersById(this.auth, ids);
     return this.renderWith(row, ids, users, viewerId);
   }
 
   private renderWith(row: ChannelRow, ids: readonly string[], users: Map<string, PartialUser>, viewerId: string | null) {
-    const recipients = ids.filter((id) => id !== viewerId).flatMap((id) => users.get(id) ?? []);
+    const recipients = ids.filter((id) => id !== viewerId).map((id) => users.get(id) ?? unknownUser(id));
     return renderChannel(row, [], recipients);
   }
 
@@ -44,7 +45,7 @@ export class DmService {
   }
 
   private async openDm(userId: string, otherId: string): Promise<Record<string, unknown>> {
-    if (otherId === userId) throw ChannelErrors.cannotMessageUser();
+    if (otherId === userId) throw guildErrors.cannotMessageUser();
     await this.requireUsers([otherId]);
     const [low, high] = [userId, otherId].sort(compareIds) as [string, string];
     return this.channels.transaction(async (trx) => {
@@ -68,7 +69,7 @@ export class DmService {
 
   private async createGroup(ownerId: string, recipients: readonly string[]): Promise<Record<string, unknown>> {
     const ids = [ownerId, ...new Set(recipients.filter((id) => id !== ownerId))];
-    if (ids.length > MAX_GROUP_DM_RECIPIENTS) throw ChannelErrors.maxRecipients();
+    if (ids.length > MAX_GROUP_DM_RECIPIENTS) throw guildErrors.maxRecipients();
     const users = await this.requireUsers(ids);
     return this.channels.transaction(async (trx) => {
       const row = await this.channels.insert(trx, { id: this.channels.newId(), type: ChannelType.GROUP_DM, owner_id: ownerId });
@@ -81,11 +82,11 @@ export class DmService {
     });
   }
 
-  /** The caller's open private channels. */
+  /** The caller's open private channels (GET /users/@me/channels and READY), recipients without the caller. */
   async list(userId: string): Promise<Record<string, unknown>[]> {
     const rows = await this.store.listOpen(this.channels.db, userId);
     const participants = await Promise.all(rows.map((row) => this.store.participantIds(this.channels.db, row)));
-    const users = await this.users.byIds(participants.flat());
+    const users = await usersById(this.auth, participants.flat());
     return rows.map((row, i) => this.renderWith(row, participants[i]!, users, userId));
   }
 
@@ -105,10 +106,10 @@ export class DmService {
       if (!row || row.guild_id !== null || (actorId !== null && !ids.includes(actorId))) throw ApiError.of('UNKNOWN_CHANNEL');
       if (row.type !== ChannelType.GROUP_DM) throw ApiError.of('MISSING_ACCESS');
       if (ids.includes(userId)) return { added: false, channel: await this.render(row, userId, trx) };
-      if (ids.length >= MAX_GROUP_DM_RECIPIENTS) throw ChannelErrors.maxRecipients();
+      if (ids.length >= MAX_GROUP_DM_RECIPIENTS) throw guildErrors.maxRecipients();
       await this.store.addRecipient(trx, row.id, userId);
       const all = [...ids, userId];
-      const users = await this.users.byIds(all);
+      const users = await usersById(this.auth, all);
       const added = this.renderWith(row, all, users, userId);
       await this.emit(trx, [
         { name: 'CHANNEL_CREATE', audience: { users: [userId] }, data: added },
@@ -132,7 +133,7 @@ export class DmService {
   }
 
   private async leaveGroup(trx: Trx, row: ChannelRow, ids: readonly string[], userId: string): Promise<Record<string, unknown>> {
-    const users = await this.users.byIds(ids);
+    const users = await usersById(this.auth, ids);
     const gone = this.renderWith(row, ids, users, userId);
     await this.store.removeRecipient(trx, row.id, userId);
     const rest = ids.filter((id) => id !== userId);
@@ -140,7 +141,11 @@ export class DmService {
     if (rest.length === 0) {
       await this.channels.delete(trx, row);
     } else {
-      events.push({ name: 'CHANNEL_RECIPIENT_REMOVE', audience: { users: rest }, data: { channel_id: row.id, user: users.get(userId) } });
+      events.push({
+        name: 'CHANNEL_RECIPIENT_REMOVE',
+        audience: { users: rest },
+        data: { channel_id: row.id, user: users.get(userId) ?? unknownUser(userId) },
+      });
       // A group keeps an owner: the longest-standing recipient inherits it.
       if (row.owner_id === userId) {
         const updated = await this.channels.update(trx, row.id, { owner_id: rest[0]! });
@@ -164,10 +169,10 @@ export class DmService {
 
   /** PATCH of a group DM: any recipient renames it. */
   async rename(trx: Trx, row: ChannelRow, userId: string, name: string | undefined): Promise<Record<string, unknown>> {
-    if (row.type !== ChannelType.GROUP_DM) throw ChannelErrors.wrongChannelType();
+    if (row.type !== ChannelType.GROUP_DM) throw guildErrors.wrongChannelType();
     const updated = name === undefined ? row : await this.channels.update(trx, row.id, { name: name.trim() || null });
     const ids = await this.store.participantIds(trx, updated);
-    const users = await this.users.byIds(ids);
+    const users = await usersById(this.auth, ids);
     await this.emit(
       trx,
       ids.map((id) => ({ name: 'CHANNEL_UPDATE', audience: { users: [id] }, data: this.renderWith(updated, ids, users, id) })),
@@ -177,7 +182,7 @@ export class DmService {
 
   /** 10013 unless every id is a user auth knows; the users otherwise. */
   private async requireUsers(ids: readonly string[]): Promise<Map<string, PartialUser>> {
-    const users = await this.users.byIds(ids);
+    const users = await usersById(this.auth, ids);
     const missing = ids.findIndex((id) => !users.has(id));
     if (missing >= 0) throw ApiError.of('UNKNOWN_USER');
     return users;

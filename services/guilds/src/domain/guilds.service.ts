@@ -12,7 +12,7 @@ import { imageHash } from './image.hash.js';
 import { guildCounts, renderGuild, renderUserGuild } from './guild.view.js';
 import { MAX_GUILDS_PER_USER, removeUnlessOwner, renderGuildFor } from './membership.service.js';
 import { basePermissions, Permission } from './permissions.js';
-import { usersById } from './user.directory.js';
+import { userById } from './user.directory.js';
 
 /**
  * What `@everyone` may do in a new guild: read and talk in text and voice, react, invite, thread,
@@ -96,7 +96,7 @@ export class GuildsService {
   /** Creates a guild owned by the caller: `@everyone`, a `general` text channel, the owner as member. */
   async create(userId: string, settings: GuildSettings & { name: string }): Promise<Record<string, unknown>> {
     const { db, ids, outbox } = this.deps;
-    const user = (await usersById(this.deps.auth, [userId])).get(userId);
+    const user = await userById(this.deps.auth, userId);
     if (!user) throw ApiError.unauthorized();
     const guildId = ids.next();
     const channelId = ids.next();

@@ -9,7 +9,7 @@ import { renderBan, renderMember } from './guild.view.js';
 import { memberColumns, type MemberChanges } from './member.rules.js';
 import { removeMember } from './membership.service.js';
 import { Permission } from './permissions.js';
-import { unknownUser, usersById } from './user.directory.js';
+import { unknownUser, userById, usersById } from './user.directory.js';
 
 /** Members, their roles and bans: permission and hierarchy checks, then one transaction each. */
 export class MembersService {
@@ -72,7 +72,7 @@ export class MembersService {
 
   /** KICK_MEMBERS and rank over the member; never the owner. */
   async kick(userId: string, guildId: string, targetId: string): Promise<void> {
-    const user = (await usersById(this.deps.auth, [targetId])).get(targetId);
+    const user = await userById(this.deps.auth, targetId);
     await this.inGuild(
       userId,
       guildId,
@@ -105,12 +105,12 @@ export class MembersService {
     requirePermission(actor, Permission.BAN_MEMBERS);
     const ban = await membersStore.ban(this.deps.db, guildId, targetId);
     if (!ban) throw guildErrors.unknownBan();
-    return renderBan(ban, (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId));
+    return renderBan(ban, (await userById(this.deps.auth, targetId)) ?? unknownUser(targetId));
   }
 
   /** BAN_MEMBERS, rank over the user if they are a member; banning removes them. */
   async putBan(userId: string, guildId: string, targetId: string, reason: string | null): Promise<void> {
-    const user = (await usersById(this.deps.auth, [targetId])).get(targetId);
+    const user = await userById(this.deps.auth, targetId);
     if (!user) throw ApiError.of('UNKNOWN_USER');
     await this.inGuild(
       userId,
@@ -131,7 +131,7 @@ export class MembersService {
   }
 
   async deleteBan(userId: string, guildId: string, targetId: string): Promise<void> {
-    const user = (await usersById(this.deps.auth, [targetId])).get(targetId) ?? unknownUser(targetId);
+    const user = (await userById(this.deps.auth, targetId)) ?? unknownUser(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
       requirePermission(actor, Permission.BAN_MEMBERS);
       if (!(await membersStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
@@ -170,7 +170,7 @@ export class MembersService {
   }
 
   private async userOf(userId: string): Promise<PartialUser> {
-    return (await usersById(this.deps.auth, [userId])).get(userId) ?? unknownUser(userId);
+    return (await userById(this.deps.auth, userId)) ?? unknownUser(userId);
   }
 
   /**

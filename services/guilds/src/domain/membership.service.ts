@@ -2,12 +2,12 @@ import { ApiError, type DomainEvent } from '@kith/platform';
 import { guildsStore, type Db, type GuildRow, type Tx } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
 import { rolesStore } from '../store/roles.store.js';
-import { renderChannel, type PartialUser } from './channel.view.js';
+import { visibleGuildChannels } from './channel.service.js';
+import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { renderGuild, renderMember } from './guild.view.js';
-import { channelPermissions, Permission, type GuildPermissionContext } from './permissions.js';
-import { isThread } from '../store/access.store.js';
-import { unknownUser, usersById } from './user.directory.js';
+import type { GuildPermissionContext } from './permissions.js';
+import { unknownUser, userById } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
 export const MAX_GUILDS_PER_USER = 100;
@@ -19,11 +19,7 @@ const LARGE_THRESHOLD = 250;
  * they can see, their member object and the counts. `member` is theirs.
  */
 export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow, user: PartialUser): Promise<Record<string, unknown>> {
-  const [roles, channels, overwrites] = await Promise.all([
-    rolesStore.roles(db, guild.id),
-    guildsStore.guildChannels(db, guild.id),
-    guildsStore.guildOverwrites(db, guild.id),
-  ]);
+  const roles = await rolesStore.roles(db, guild.id);
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,
@@ -31,10 +27,7 @@ export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow,
     userId: member.user_id,
     memberRoleIds: member.role_ids,
   };
-  const visible = channels.filter((c) => {
-    if (isThread(c.type)) return false;
-    return (channelPermissions(ctx, overwrites.get(c.id) ?? []) & Permission.VIEW_CHANNEL) !== 0n;
-  });
+  const channels = await visibleGuildChannels(db, guild.id, ctx);
   return {
     ...renderGuild(guild, roles),
     joined_at: member.joined_at.toISOString(),
@@ -43,7 +36,7 @@ export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow,
     member_count: guild.member_count,
     voice_states: [],
     members: [renderMember(member, user)],
-    channels: visible.map((c) => renderChannel(c, overwrites.get(c.id) ?? [])),
+    channels,
     threads: [],
     presences: [],
     stage_instances: [],
@@ -72,11 +65,12 @@ const MEMBER_FLAG_IS_GUEST = 1 << 4;
  * user and GUILD_MEMBER_ADD to the guild.
  */
 export async function joinGuild(deps: GuildsDeps, guildId: string, userId: string, options: JoinOptions = {}): Promise<JoinResult> {
-  const user = (await usersById(deps.auth, [userId])).get(userId);
+  const user = await userById(deps.auth, userId);
   if (!user) throw ApiError.of('UNKNOWN_USER');
   return deps.db.transaction().execute(async (trx) => {
     await membersStore.lockUserMemberships(trx, userId);
-    const guild = await guildsStore.guild(trx, guildId);
+    // Then the guild row, as role changes take it: the roles read below cannot be deleted before they are given.
+    const guild = await guildsStore.lockGuild(trx, guildId);
     if (!guild) return { error: 10004 as const };
     const existing = await membersStore.member(trx, guildId, userId);
     if (existing)
@@ -110,7 +104,7 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
 export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, userId: string, user?: PartialUser): Promise<boolean> {
   await membersStore.lockUserMemberships(trx, userId);
   if (!(await membersStore.deleteMember(trx, guildId, userId))) return false;
-  const removed = user ?? (await usersById(deps.auth, [userId])).get(userId) ?? unknownUser(userId);
+  const removed = user ?? (await userById(deps.auth, userId)) ?? unknownUser(userId);
   const events: DomainEvent[] = [
     { name: 'GUILD_MEMBER_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: removed } },
     { name: 'GUILD_DELETE', audience: { users: [userId] }, data: { id: guildId } },
@@ -129,7 +123,7 @@ export async function removeUnlessOwner(
   guildId: string,
   userId: string,
 ): Promise<'removed' | 'owner' | 'not_member' | 'unknown_guild'> {
-  const user = (await usersById(deps.auth, [userId])).get(userId);
+  const user = await userById(deps.auth, userId);
   return deps.db.transaction().execute(async (trx) => {
     await membersStore.lockUserMemberships(trx, userId);
     const guild = await guildsStore.lockGuild(trx, guildId);

@@ -3,6 +3,7 @@ import type { Updateable } from 'kysely';
 import { guildsStore, type Tx } from '../store/guilds.store.js';
 import { rolesStore } from '../store/roles.store.js';
 import type { RolesTable } from '../store/schema.js';
+import { channelModule } from './channel.module.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireGrantable, requirePermission, type Actor } from './guild.guard.js';
@@ -104,6 +105,7 @@ export class RolesService {
       if (role.id === guildId)
         throw ApiError.form({ role_id: { code: 'BASE_TYPE_INVALID', message: 'The @everyone role cannot be deleted.' } });
       requireAbove(actor, role.position);
+      await channelModule(this.deps).channels.dropRoleOverwrites(trx, guildId, roleId);
       await rolesStore.deleteRole(trx, roleId);
       await this.deps.outbox.enqueue(trx, [
         { name: 'GUILD_ROLE_DELETE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role_id: roleId } },

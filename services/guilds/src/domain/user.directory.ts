@@ -22,6 +22,11 @@ export async function usersById(auth: ServiceClient<typeof AuthService>, ids: re
   return new Map(users.map((u) => [u.id, toPartialUser(u)]));
 }
 
+/** One user from auth; undefined when auth does not know them (a deleted account). */
+export async function userById(auth: ServiceClient<typeof AuthService>, id: string): Promise<PartialUser | undefined> {
+  return (await usersById(auth, [id])).get(id);
+}
+
 /** A stand-in for a user auth no longer knows (a deleted account), so a page still renders. */
 export const unknownUser = (id: string): PartialUser => ({
   id,

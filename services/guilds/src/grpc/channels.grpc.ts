@@ -2,18 +2,16 @@ import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
+import { isRowId } from '../domain/input.fields.js';
 
 const MAX_PAGE = 1000;
-
-/** An id that can name a stored row (a bigint): anything else names nothing. */
-const storable = (id: string): boolean => /^\d{1,19}$/.test(id) && BigInt(id) < 1n << 63n;
 
 /** GetChannel, AddRecipient, ListChannelViewerIds. */
 export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
   const api = channelModule(deps);
   return {
     async getChannel({ channelId }) {
-      const found = storable(channelId) ? await api.describe(channelId) : undefined;
+      const found = isRowId(channelId) ? await api.describe(channelId) : undefined;
       if (!found) return { found: false };
       const { row, recipientIds, json } = found;
       return {
@@ -32,8 +30,8 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
     },
 
     async addRecipient({ channelId, userId }) {
-      if (!storable(channelId)) return { errorCode: 10003 };
-      if (!storable(userId)) return { errorCode: 10013 };
+      if (!isRowId(channelId)) return { errorCode: 10003 };
+      if (!isRowId(userId)) return { errorCode: 10013 };
       try {
         const { added, channel } = await api.dms.addRecipient(null, channelId, userId);
         return { errorCode: 0, alreadyRecipient: !added, channelJson: JSON.stringify(channel) };
@@ -45,9 +43,9 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
     },
 
     async listChannelViewerIds({ channelId, after, limit }) {
-      const ids = storable(channelId) ? await api.viewerIds(channelId) : [];
+      const ids = isRowId(channelId) ? await api.viewerIds(channelId) : [];
       const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
-      const from = storable(after) ? BigInt(after) : -1n;
+      const from = isRowId(after) ? BigInt(after) : -1n;
       return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };
     },
   };

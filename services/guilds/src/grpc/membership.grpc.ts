@@ -1,18 +1,16 @@
-import { ApiError, isSnowflake, type ServiceImpl } from '@kith/platform';
+import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
-import { renderChannel } from '../domain/channel.view.js';
+import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
+import { isRowId } from '../domain/input.fields.js';
 import { guildCounts, renderGuild } from '../domain/guild.view.js';
 import { joinGuild, removeUnlessOwner, renderGuildFor } from '../domain/membership.service.js';
-import { unknownUser, usersById } from '../domain/user.directory.js';
+import { unknownUser, userById } from '../domain/user.directory.js';
 import { guildsStore } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
 import { rolesStore } from '../store/roles.store.js';
 
 const MAX_PAGE = 1000;
-
-/** A snowflake a row can have: PostgreSQL bigint is signed. */
-const isRowId = (v: string): boolean => isSnowflake(v) && BigInt(v) < 2n ** 63n;
 
 function ids(...values: string[]): void {
   for (const v of values)
@@ -90,12 +88,13 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
     /** READY: every guild as GUILD_CREATE renders it, and the private channels as GET /users/@me/channels does. */
     async getReadyState({ userId }) {
       ids(userId);
-      const [guildIds, privateChannels] = await Promise.all([
+      const [guildIds, channels, user] = await Promise.all([
         guildsStore.guildIdsOf(db, userId),
-        guildsStore.privateChannelsOf(db, userId),
+        // The very list GET /users/@me/channels answers: closed DMs left out, recipients without the user.
+        channelModule(deps).dms.list(userId),
+        userById(deps.auth, userId),
       ]);
-      const users = await usersById(deps.auth, [userId, ...privateChannels.flatMap((c) => c.recipientIds)]);
-      const self = users.get(userId) ?? unknownUser(userId);
+      const self = user ?? unknownUser(userId);
       // Concurrent renders: the pool bounds how many run at once.
       const rendered = await Promise.all(
         guildIds.map(async (guildId) => {
@@ -105,13 +104,6 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
         }),
       );
       const guilds = rendered.filter((g) => g !== undefined);
-      const channels = privateChannels.map(({ channel, recipientIds }) =>
-        renderChannel(
-          channel,
-          [],
-          recipientIds.filter((id) => id !== userId).map((id) => users.get(id) ?? unknownUser(id)),
-        ),
-      );
       return {
         guildsJson: JSON.stringify(guilds),
         privateChannelsJson: JSON.stringify(channels),

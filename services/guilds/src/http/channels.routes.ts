@@ -9,17 +9,16 @@ import {
   openPrivateBody,
   positionsBody,
   putOverwriteBody,
-  snowflakeField,
 } from '../domain/channel.input.js';
 import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
+import { idField } from '../domain/input.fields.js';
+import { guildIdOf } from './guilds.schemas.js';
 
-const guildParams = z.object({ guild_id: snowflakeField });
-const channelParams = z.object({ channel_id: snowflakeField });
-const overwriteParams = channelParams.extend({ overwrite_id: snowflakeField });
-const recipientParams = channelParams.extend({ user_id: snowflakeField });
+const channelParams = z.object({ channel_id: idField });
+const overwriteParams = channelParams.extend({ overwrite_id: idField });
+const recipientParams = channelParams.extend({ user_id: idField });
 
-const guildOf = (req: Request): string => parse(guildParams, req.params).guild_id;
 const channelOf = (req: Request): string => parse(channelParams, req.params).channel_id;
 
 /** Guild channels, threads, permission overwrites, DMs and group DMs. */
@@ -28,22 +27,22 @@ export function channelRoutes(app: Express, deps: GuildsDeps): void {
   const { channels, threads, dms } = api;
 
   app.get('/guilds/:guild_id/channels', async (req, res) => {
-    res.json(await channels.list(userIdOf(res), guildOf(req)));
+    res.json(await channels.list(userIdOf(res), guildIdOf(req)));
   });
 
   app.post('/guilds/:guild_id/channels', async (req, res) => {
-    const guildId = guildOf(req);
+    const guildId = guildIdOf(req);
     res.status(201).json(await channels.create(userIdOf(res), guildId, parse(createChannelBody, req.body)));
   });
 
   app.patch('/guilds/:guild_id/channels', async (req, res) => {
-    const guildId = guildOf(req);
+    const guildId = guildIdOf(req);
     await channels.reorder(userIdOf(res), guildId, parse(positionsBody, req.body));
     res.status(204).end();
   });
 
   app.get('/guilds/:guild_id/threads/active', async (req, res) => {
-    res.json(await threads.active(userIdOf(res), guildOf(req)));
+    res.json(await threads.active(userIdOf(res), guildIdOf(req)));
   });
 
   app.get('/channels/:channel_id', async (req, res) => {

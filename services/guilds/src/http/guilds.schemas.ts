@@ -1,24 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { lengthString, parse, snowflakeField } from '@kith/platform';
-import { parseBits } from '../domain/permissions.js';
-
-/**
- * Ids are snowflakes stored as PostgreSQL bigint (signed): one past 2^63 - 1 is a valid snowflake
- * shape but no row can have it, and the database would refuse to even compare it.
- */
-const idField = snowflakeField.refine((v) => !/^\d{1,20}$/.test(v) || BigInt(v) < 2n ** 63n, {
-  params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' },
-});
-
-const choices = (values: readonly number[]) => ({
-  params: { code: 'BASE_TYPE_CHOICES', message: `Value must be one of {${values.join(', ')}}.` },
-});
-const oneOf = (values: readonly number[]) =>
-  z
-    .number()
-    .int()
-    .refine((v) => values.includes(v), choices(values));
+import { lengthString, parse } from '@kith/platform';
+import { bitsField, idField, oneOf } from '../domain/input.fields.js';
 
 /** Text the database can store: PostgreSQL text refuses the NUL character. */
 const text = (max: number) =>
@@ -34,20 +17,6 @@ const trimmed = (min: number, max: number) =>
     .transform((s) => s.trim())
     .pipe(lengthString(min, max))
     .pipe(text(max));
-
-/** A permission bitfield: a decimal string (or a safe integer), at most 64 bits. */
-const bitsField = z.union([z.string(), z.number().int().nonnegative()]).transform((value, ctx) => {
-  const bits = parseBits(String(value));
-  if (bits === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      params: { code: 'NUMBER_TYPE_COERCE', message: `Value "${String(value)}" is not int.` },
-      message: 'bad bits',
-    });
-    return z.NEVER;
-  }
-  return bits;
-});
 
 /** An image as a data URI (`data:image/png;base64,...`), or null to remove it. */
 const imageField = z

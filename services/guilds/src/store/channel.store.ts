@@ -2,6 +2,7 @@ import { sql, type Kysely, type SnowflakeGenerator } from '@kith/platform';
 import type { Insertable, Transaction, Updateable } from 'kysely';
 import type { Overwrite } from '../domain/permissions.js';
 import { isThread, type ChannelRow } from './access.store.js';
+import { guildsStore } from './guilds.store.js';
 import type { ChannelsTable, GuildsDatabase } from './schema.js';
 
 type Db = Kysely<GuildsDatabase>;
@@ -31,9 +32,13 @@ export class PgChannelStore {
     return this.db.transaction().execute(fn);
   }
 
-  /** Serialises changes that count a guild's channels (limits hold under concurrent creates). */
+  /**
+   * Locks the guild row: the lock role changes take too (roles.service), so channel limits hold
+   * under concurrent creates, and role and overwrite changes of one guild happen one after the
+   * other. Every change of roles or overwrites locks in one order: guild row, then channel rows.
+   */
   async lockGuild(trx: Db, guildId: string): Promise<void> {
-    await sql`SELECT pg_advisory_xact_lock(${guildId}::bigint)`.execute(trx);
+    await guildsStore.lockGuild(trx, guildId);
   }
 
   /**
@@ -51,16 +56,8 @@ export class PgChannelStore {
     return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  /** A guild's channels (threads excluded), in the platform's order. */
   listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]> {
-    return db
-      .selectFrom('channels')
-      .selectAll()
-      .where('guild_id', '=', guildId)
-      .where('type', 'not in', [10, 11, 12])
-      .orderBy('position')
-      .orderBy('id')
-      .execute();
+    return listGuildChannels(db, guildId);
   }
 
   async countGuildChannels(db: Db, guildId: string): Promise<number> {
@@ -96,7 +93,9 @@ export class PgChannelStore {
     return db.insertInto('channels').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  update(db: Db, id: string, patch: ChannelPatch): Promise<ChannelRow> {
+  /** Writes the patch and answers the row; an empty patch (a PATCH of overwrites only) just reads it. */
+  async update(db: Db, id: string, patch: ChannelPatch): Promise<ChannelRow> {
+    if (Object.keys(patch).length === 0) return (await this.get(db, id))!;
     return db.updateTable('channels').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
@@ -124,6 +123,25 @@ export class PgChannelStore {
       .execute();
   }
 
+  /** The guild's channels with an overwrite for `targetId`, locked in id order (the guild row is locked first). */
+  channelsWithOverwrite(trx: Db, guildId: string, targetId: string): Promise<ChannelRow[]> {
+    return trx
+      .selectFrom('channels')
+      .selectAll('channels')
+      .where('guild_id', '=', guildId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('permission_overwrites as o')
+            .select('o.channel_id')
+            .whereRef('o.channel_id', '=', 'channels.id')
+            .where('o.target_id', '=', targetId),
+        ),
+      )
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+
   async deleteOverwrite(db: Db, channelId: string, targetId: string): Promise<boolean> {
     const result = await db
       .deleteFrom('permission_overwrites')
@@ -131,22 +149,6 @@ export class PgChannelStore {
       .where('target_id', '=', targetId)
       .executeTakeFirst();
     return result.numDeletedRows > 0n;
-  }
-
-  async roleExists(db: Db, guildId: string, roleId: string): Promise<boolean> {
-    return (
-      (await db.selectFrom('roles').select('id').where('guild_id', '=', guildId).where('id', '=', roleId).executeTakeFirst()) !== undefined
-    );
-  }
-
-  async memberExists(db: Db, guildId: string, userId: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('members')
-      .select('user_id')
-      .where('guild_id', '=', guildId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row !== undefined;
   }
 
   /** Threads of a guild (not archived), or of one channel archived before a time, newest first. */
@@ -202,6 +204,18 @@ export class PgChannelStore {
       members: [...byUser].map(([userId, roleIds]) => ({ userId, roleIds })),
     };
   }
+}
+
+/** A guild's channels (threads excluded), in the platform's order. */
+export function listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]> {
+  return db
+    .selectFrom('channels')
+    .selectAll()
+    .where('guild_id', '=', guildId)
+    .where('type', 'not in', [10, 11, 12])
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 }
 
 /** The overwrite source of a channel: threads use their parent's. */

@@ -1,17 +1,8 @@
 import { sql, type Kysely } from '@kith/platform';
-import type { ColumnType } from 'kysely';
 import { ChannelType, type ChannelRow } from './access.store.js';
 import type { GuildsDatabase } from './schema.js';
 
 type Db = Kysely<GuildsDatabase>;
-
-/** migrations/0011_dm_closures.sql */
-interface DmClosuresTable {
-  channel_id: string;
-  user_id: string;
-  closed_at: ColumnType<Date, Date | undefined, Date>;
-}
-const withClosures = (db: Db) => db.withTables<{ dm_closures: DmClosuresTable }>();
 
 /** DMs and group DMs: the one channel of a pair of users, and recipients. */
 export class PgDmStore {
@@ -82,7 +73,7 @@ export class PgDmStore {
 
   /** Closes a DM for the user (they stay a recipient). */
   async close(db: Db, channelId: string, userId: string): Promise<void> {
-    await withClosures(db)
+    await db
       .insertInto('dm_closures')
       .values({ channel_id: channelId, user_id: userId })
       .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
@@ -91,21 +82,21 @@ export class PgDmStore {
 
   /** Reopens a DM the user had closed; false when it was open. */
   async reopen(db: Db, channelId: string, userId: string): Promise<boolean> {
-    const result = await withClosures(db)
-      .deleteFrom('dm_closures')
-      .where('channel_id', '=', channelId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const result = await db.deleteFrom('dm_closures').where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 
-  /** The private channels the user has open (not closed), most recent first. */
+  /**
+   * The private channels the user has open (not closed), most recent first: both
+   * GET /users/@me/channels and READY list these.
+   */
   listOpen(db: Db, userId: string): Promise<ChannelRow[]> {
-    return withClosures(db)
+    return db
       .selectFrom('channels')
       .innerJoin('channel_recipients', 'channel_recipients.channel_id', 'channels.id')
       .selectAll('channels')
       .where('channel_recipients.user_id', '=', userId)
+      .where('channels.guild_id', 'is', null)
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(

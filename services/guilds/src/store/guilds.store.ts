@@ -1,6 +1,5 @@
 import { sql, type Kysely } from '@kith/platform';
 import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
-import type { Overwrite } from '../domain/permissions.js';
 import type { ChannelsTable, GuildsDatabase, GuildsTable } from './schema.js';
 
 export type GuildRow = Selectable<GuildsTable>;
@@ -96,52 +95,5 @@ export const guildsStore = {
   async isGuildChannel(db: Db, guildId: string, channelId: string): Promise<boolean> {
     const row = await db.selectFrom('channels').select('id').where('id', '=', channelId).where('guild_id', '=', guildId).executeTakeFirst();
     return row !== undefined;
-  },
-
-  guildChannels(db: Db, guildId: string) {
-    return db.selectFrom('channels').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy('id').execute();
-  },
-
-  /** Every overwrite of the guild's channels, by channel id. */
-  async guildOverwrites(db: Db, guildId: string): Promise<Map<string, Overwrite[]>> {
-    const rows = await db
-      .selectFrom('permission_overwrites as o')
-      .innerJoin('channels as c', 'c.id', 'o.channel_id')
-      .select(['o.channel_id', 'o.target_id', 'o.type', 'o.allow', 'o.deny'])
-      .where('c.guild_id', '=', guildId)
-      .execute();
-    const byChannel = new Map<string, Overwrite[]>();
-    for (const o of rows) {
-      const list = byChannel.get(o.channel_id) ?? [];
-      list.push({ id: o.target_id, type: o.type, allow: BigInt(o.allow), deny: BigInt(o.deny) });
-      byChannel.set(o.channel_id, list);
-    }
-    return byChannel;
-  },
-
-  /** The user's DMs and group DMs with every recipient id (the user included). */
-  async privateChannelsOf(db: Db, userId: string) {
-    const channels = await db
-      .selectFrom('channels')
-      .selectAll('channels')
-      .innerJoin('channel_recipients as mine', 'mine.channel_id', 'channels.id')
-      .where('mine.user_id', '=', userId)
-      .where('channels.guild_id', 'is', null)
-      .orderBy(sql`channels.id::bigint`, 'desc')
-      .execute();
-    if (channels.length === 0) return [];
-    const recipients = await db
-      .selectFrom('channel_recipients')
-      .select(['channel_id', 'user_id'])
-      .where(
-        'channel_id',
-        'in',
-        channels.map((c) => c.id),
-      )
-      .execute();
-    return channels.map((channel) => ({
-      channel,
-      recipientIds: recipients.filter((r) => r.channel_id === channel.id).map((r) => r.user_id),
-    }));
   },
 };

@@ -91,6 +91,13 @@ export interface DmPairsTable {
   channel_id: Id;
 }
 
+/** A DM a user has closed: out of their private channel list, still readable (migrations/0011). */
+export interface DmClosuresTable {
+  channel_id: Id;
+  user_id: Id;
+  closed_at: Generated<Date>;
+}
+
 export interface PermissionOverwritesTable {
   channel_id: Id;
   target_id: Id;
@@ -134,6 +141,7 @@ export interface GuildsDatabase {
   channels: ChannelsTable;
   channel_recipients: ChannelRecipientsTable;
   dm_pairs: DmPairsTable;
+  dm_closures: DmClosuresTable;
   permission_overwrites: PermissionOverwritesTable;
   members: MembersTable;
   member_roles: MemberRolesTable;

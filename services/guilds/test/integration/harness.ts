@@ -116,14 +116,14 @@ export async function sendRaw(stack: GuildsStack, user: { token: string }, metho
 }
 
 /** Creates a guild as `owner` and returns its object (throws unless 201). */
-export async function createGuild(stack: GuildsStack, owner: GuildsUser, name = 'test guild'): Promise<Body> {
+export async function createGuild(stack: GuildsStack, owner: { token: string }, name = 'test guild'): Promise<Body> {
   const res = await api(stack, owner, 'POST', '/guilds', { name });
   if (res.status !== 201) throw new Error(`create guild answered ${res.status}: ${res.text}`);
   return res.body;
 }
 
 /** Joins `user` to a guild as an invite would (gRPC AddMember); throws when refused. */
-export async function join(stack: GuildsStack, guildId: string, user: GuildsUser): Promise<void> {
+export async function join(stack: GuildsStack, guildId: string, user: { userId: string }): Promise<void> {
   const answer = await stack.grpc.addMember({ guildId, userId: user.userId });
   if (answer.errorCode !== 0) throw new Error(`AddMember refused with ${answer.errorCode}`);
 }

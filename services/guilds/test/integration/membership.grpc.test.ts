@@ -122,17 +122,7 @@ describe('GetReadyState', () => {
     const user = await newUser(stack);
     const friend = await newUser(stack);
     const guild = await createGuild(stack, user, 'ready guild');
-    // DMs are made by the channels part of the service; written directly here to read them back.
-    const dmId = testIds.next();
-    await stack.db.insertInto('channels').values({ id: dmId, type: ChannelType.DM, guild_id: null, name: null, topic: null }).execute();
-    await stack.db
-      .insertInto('channel_recipients')
-      .values([
-        { channel_id: dmId, user_id: user.userId },
-        { channel_id: dmId, user_id: friend.userId },
-      ])
-      .execute();
-
+    const dmId = (await api(stack, user, 'POST', '/users/@me/channels', { recipient_id: friend.userId })).body.id as string;
     const ready = await stack.grpc.getReadyState({ userId: user.userId });
     expect(ready.guildIds).toEqual([guild.id]);
     const [readyGuild] = JSON.parse(ready.guildsJson);
@@ -143,7 +133,28 @@ describe('GetReadyState', () => {
       expect.objectContaining({ id: dmId, type: ChannelType.DM, recipients: [expect.objectContaining({ id: friend.userId })] }),
     ]);
 
+    // The friend's READY answers exactly what their GET /users/@me/channels does.
+    const friendReady = JSON.parse((await stack.grpc.getReadyState({ userId: friend.userId })).privateChannelsJson);
+    expect(friendReady).toEqual((await api(stack, friend, 'GET', '/users/@me/channels')).body);
+    expect(friendReady[0].recipients.map((u: Body) => u.id)).toEqual([user.userId]);
+
     const nobody = await stack.grpc.getReadyState({ userId: '1234' });
     expect(nobody).toMatchObject({ guildIds: [], guildsJson: '[]', privateChannelsJson: '[]' });
+  });
+
+  it('when the user closes a DM, then READY leaves it out as their channel list does; reopening brings it back', async () => {
+    const [user, friend] = await Promise.all([newUser(stack), newUser(stack)]);
+    const dmId = (await api(stack, user, 'POST', '/users/@me/channels', { recipient_id: friend.userId })).body.id as string;
+    const readyChannels = async () => JSON.parse((await stack.grpc.getReadyState({ userId: user.userId })).privateChannelsJson);
+    expect((await readyChannels()).map((c: Body) => c.id)).toEqual([dmId]);
+
+    expect((await api(stack, user, 'DELETE', `/channels/${dmId}`)).status).toBe(200);
+    expect(await readyChannels()).toEqual([]);
+    expect((await api(stack, user, 'GET', '/users/@me/channels')).body).toEqual([]);
+
+    expect((await api(stack, user, 'POST', '/users/@me/channels', { recipient_id: friend.userId })).body.id).toBe(dmId);
+    const reopened = await readyChannels();
+    expect(reopened).toEqual((await api(stack, user, 'GET', '/users/@me/channels')).body);
+    expect(reopened).toEqual([expect.objectContaining({ id: dmId, recipients: [expect.objectContaining({ id: friend.userId })] })]);
   });
 });

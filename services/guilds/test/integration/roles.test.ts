@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareIds } from '../../src/domain/channel.audience.js';
 import { Permission } from '../../src/domain/permissions.js';
 import {
   api,
@@ -166,6 +167,36 @@ describe('editing, reordering and deleting roles', () => {
     expect((await api(stack, owner, 'PATCH', `/guilds/${guild.id}/roles/1234`, { name: 'x' })).body.code).toBe(10011);
     const edited = await api(stack, owner, 'PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { permissions: '0' });
     expect(edited.body).toMatchObject({ id: guild.id, permissions: '0', position: 0 });
+  });
+
+  it("when a role is deleted, then its channel overwrites go with it and each channel's viewers hear CHANNEL_UPDATE", async () => {
+    const guild = await createGuild(stack, owner);
+    await join(stack, guild.id, member);
+    const role = await grantRole(stack, owner, guild.id, member, 0n, 'viewers');
+    const view = Permission.VIEW_CHANNEL.toString();
+    const secret = await api(stack, owner, 'POST', `/guilds/${guild.id}/channels`, {
+      name: 'secret',
+      permission_overwrites: [
+        { id: guild.id, type: 0, deny: view },
+        { id: role.id, type: 0, allow: view },
+      ],
+    });
+    expect(secret.status).toBe(201);
+    // A channel without the role's overwrite is not touched.
+    expect((await api(stack, owner, 'POST', `/guilds/${guild.id}/channels`, { name: 'open' })).status).toBe(201);
+
+    expect((await api(stack, owner, 'DELETE', `/guilds/${guild.id}/roles/${role.id}`)).status).toBe(204);
+
+    const overwrites = await stack.db.selectFrom('permission_overwrites').select('channel_id').where('target_id', '=', role.id).execute();
+    expect(overwrites).toEqual([]);
+    const after = (await api(stack, owner, 'GET', `/channels/${secret.body.id}`)).body;
+    expect(after.permission_overwrites).toEqual([{ id: guild.id, type: 0, allow: '0', deny: view }]);
+    const updates = await outboxEvents(stack, 'CHANNEL_UPDATE', (e) => e.data.guild_id === guild.id);
+    expect(updates.map((e) => e.data.id)).toEqual([secret.body.id]);
+    expect(updates[0]!.data.permission_overwrites).toEqual(after.permission_overwrites);
+    // The member saw the channel through the role and lost sight of it: they hear the change too.
+    expect(updates[0]!.audience).toEqual({ users: [owner.userId, member.userId].sort(compareIds) });
+    expect((await api(stack, member, 'GET', `/channels/${secret.body.id}`)).status).toBe(404);
   });
 
   it('when roles are reordered, then every role comes back in its new order', async () => {

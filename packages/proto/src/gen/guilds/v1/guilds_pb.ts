@@ -511,7 +511,7 @@ export const AddRecipientRequestSchema: GenMessage<AddRecipientRequest> = /*@__P
  */
 export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
   /**
-   * 0, or 10003 unknown channel, 50001 not a group DM, 30003 full (10 recipients).
+   * 0, or 10003 unknown channel, 50001 not a group DM, 30004 full (10 recipients), 10013 unknown user.
    *
    * @generated from field: int32 error_code = 1;
    */
