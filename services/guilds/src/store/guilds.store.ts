@@ -10,9 +10,14 @@ export type Tx = Transaction<GuildsDatabase>;
 
 /** The SQL of guilds (and the channel reads rendering them needs); the domain services decide. */
 export const guildsStore = {
-  /** Locks the guild row: role positions, member counts and ownership change one at a time. */
+  /**
+   * Locks the guild row: role positions, member counts and ownership change one at a time. FOR NO
+   * KEY UPDATE (what an UPDATE of the row takes, the permission-version triggers included) still
+   * serialises every locker, but lets inserts that merely reference the guild (their foreign-key
+   * check takes KEY SHARE) go on meanwhile.
+   */
   async lockGuild(trx: Db, guildId: string): Promise<GuildRow | undefined> {
-    return trx.selectFrom('guilds').selectAll().where('id', '=', guildId).forUpdate().executeTakeFirst();
+    return trx.selectFrom('guilds').selectAll().where('id', '=', guildId).forNoKeyUpdate().executeTakeFirst();
   },
 
   guild(db: Db, guildId: string): Promise<GuildRow | undefined> {
