@@ -56,3 +56,18 @@ describe.concurrent('friend requests to a user who takes them from mutual guilds
     expect(res.json.code).toBe(80000);
   });
 });
+
+describe.concurrent('stranger requests and guilds', () => {
+  it('when the sender shares a small guild with the target (and no friend), then the request is no stranger request', async () => {
+    const [target, member] = await people(2);
+    await guildOf(target, member);
+    expectNoContent(await send(member, target));
+    expect(await rowFor(target, member)).toMatchObject({ type: 3, stranger_request: false });
+  });
+
+  it('when they share neither a friend nor a guild, then the request is a stranger request', async () => {
+    const [target, stranger] = await people(2);
+    expectNoContent(await send(stranger, target));
+    expect(await rowFor(target, stranger)).toMatchObject({ type: 3, stranger_request: true });
+  });
+});

@@ -82,7 +82,8 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
 
     async listMutualGuildIds({ userId, otherUserId }) {
       ids(userId, otherUserId);
-      return { guildIds: await guildsStore.mutualGuildIds(db, userId, otherUserId) };
+      const guilds = await guildsStore.mutualGuilds(db, userId, otherUserId);
+      return { guildIds: guilds.map((g) => g.id), guilds };
     },
 
     /** READY: every guild as GUILD_CREATE renders it, and the private channels as GET /users/@me/channels does. */

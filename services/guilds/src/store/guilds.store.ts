@@ -79,16 +79,18 @@ export const guildsStore = {
     return rows.map((r) => r.guild_id);
   },
 
-  async mutualGuildIds(db: Db, a: string, b: string): Promise<string[]> {
+  /** The guilds both users are members of, with their member counts. */
+  async mutualGuilds(db: Db, a: string, b: string): Promise<{ id: string; memberCount: number }[]> {
     const rows = await db
       .selectFrom('members as x')
       .innerJoin('members as y', 'y.guild_id', 'x.guild_id')
-      .select('x.guild_id')
+      .innerJoin('guilds', 'guilds.id', 'x.guild_id')
+      .select(['x.guild_id', 'guilds.member_count'])
       .where('x.user_id', '=', a)
       .where('y.user_id', '=', b)
       .orderBy('x.guild_id')
       .execute();
-    return rows.map((r) => r.guild_id);
+    return rows.map((r) => ({ id: r.guild_id, memberCount: r.member_count }));
   },
 
   // Channels: only the default channel of a new guild is made here; the channels part owns the rest.

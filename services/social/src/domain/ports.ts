@@ -9,10 +9,16 @@ export interface UserDirectory {
   friendSourceFlags(userId: string): Promise<FriendSourceFlags>;
 }
 
-/** The guild service, for "small mutual guild" checks; absent until it exists. */
+/** A guild two users are both members of. */
+export interface MutualGuild {
+  id: string;
+  memberCount: number;
+}
+
+/** The guild service: which guilds two users share (privacy settings, stranger requests). */
 export interface GuildDirectory {
-  shareSmallGuild(a: string, b: string): Promise<boolean>;
-  shareGuild(a: string, b: string): Promise<boolean>;
+  /** Empty when they share none, or when guilds cannot answer (fail closed). */
+  mutualGuilds(a: string, b: string): Promise<MutualGuild[]>;
 }
 
 /** One transaction: both users of a pair locked, rows read and written, events queued with them. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
-import { RelationshipsService } from './relationships.service.js';
+import { RelationshipsService, SMALL_GUILD_MEMBERS } from './relationships.service.js';
 
 /** An in-memory store whose transactions apply all-or-nothing, like the real one. */
 class MemoryStore implements RelationshipStore {
@@ -67,15 +67,15 @@ const user = (id: string, extra: Partial<PartialUser> = {}): PartialUser => ({
   ...extra,
 });
 
-/** Which pairs share a guild, as the guilds service would answer; every question is counted. */
-function guildsWith(...shared: [string, string][]) {
+/** Which pairs share a guild (of `members` members), as the guilds service would answer; every question is counted. */
+function guildsWith(shared: [string, string][], members = 5000) {
   const asked: string[] = [];
   const guilds: GuildDirectory = {
-    shareGuild: async (a, b) => {
+    mutualGuilds: async (a, b) => {
       asked.push(`${a}:${b}`);
-      return shared.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+      const shares = shared.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+      return shares ? [{ id: '900', memberCount: members }] : [];
     },
-    shareSmallGuild: async () => false,
   };
   return { guilds, asked };
 }
@@ -202,22 +202,29 @@ describe('relationship state machine', () => {
   });
 
   it('when the target accepts only mutual guilds and they share one, then the request goes through', async () => {
-    const s = setup({ all: false, mutual_friends: false, mutual_guilds: true }, guildsWith([A, B]).guilds);
+    const s = setup({ all: false, mutual_friends: false, mutual_guilds: true }, guildsWith([[A, B]]).guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
     expect(s.store.type(B, A)).toBe(T.INCOMING_REQUEST);
   });
 
   it('when the target accepts only mutual guilds and they share none (or guilds cannot say), then 80000', async () => {
-    const s = setup({ all: false, mutual_friends: false, mutual_guilds: true }, guildsWith([A, C]).guilds);
+    const s = setup({ all: false, mutual_friends: false, mutual_guilds: true }, guildsWith([[A, C]]).guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe(80000);
     expect(s.store.type(B, A)).toBeUndefined();
   });
 
-  it('when the target accepts everyone, then guilds are not asked', async () => {
-    const { guilds, asked } = guildsWith();
+  it('when they share only a large guild and no friend, then the request is a stranger request; guilds are asked once', async () => {
+    const { guilds, asked } = guildsWith([[A, B]], SMALL_GUILD_MEMBERS + 1);
     const s = setup({ all: true }, guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
-    expect(asked).toEqual([]);
+    expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(true);
+    expect(asked).toEqual([`${A}:${B}`]);
+  });
+
+  it('when they share a small guild, then the request is no stranger request', async () => {
+    const s = setup({ all: true }, guildsWith([[A, B]], SMALL_GUILD_MEMBERS).guilds);
+    expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
+    expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(false);
   });
 
   it('when the target accepts requests only from mutual friends and there are none, then 80000', async () => {

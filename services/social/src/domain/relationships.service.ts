@@ -22,6 +22,13 @@ const SPAM_PENDING_REQUESTS = 10;
  * The friend/block/ignore state machine for a pair of users. Every change to a pair runs with both
  * users locked, so two users asking each other at once end as friends, and the friend cap holds.
  */
+/**
+ * A request from someone who shares no friend and no small guild with its target is a stranger's
+ * (the platform's `stranger_request`). The platform does not publish where "small" ends; a guild of
+ * up to this many members is one where people plausibly know each other.
+ */
+export const SMALL_GUILD_MEMBERS = 200;
+
 export class RelationshipsService {
   constructor(
     private readonly store: RelationshipStore,
@@ -143,12 +150,13 @@ export class RelationshipsService {
     if (actorId === target.id) throw ApiError.of('FRIEND_REQUEST_SELF');
     const actor = await this.userOrThrow(actorId);
     if (actor.bot || target.bot) throw ApiError.of('BOTS_CANNOT_HAVE_FRIENDS');
-    const [flags, sharesSmallGuild] = await Promise.all([
+    // One question to guilds decides both the privacy setting's "mutual guilds" and whether this is a stranger's request.
+    const [flags, mutualGuilds] = await Promise.all([
       this.users.friendSourceFlags(target.id),
-      this.guilds?.shareSmallGuild(actorId, target.id) ?? false,
+      this.guilds?.mutualGuilds(actorId, target.id) ?? [],
     ]);
-    // Guilds are asked only when their answer can decide: the target admits mutual guilds, not everyone.
-    const sharesGuild = !flags.all && flags.mutual_guilds && ((await this.guilds?.shareGuild(actorId, target.id)) ?? false);
+    const sharesGuild = mutualGuilds.length > 0;
+    const sharesSmallGuild = mutualGuilds.some((g) => g.memberCount <= SMALL_GUILD_MEMBERS);
     await this.store.withUsersLocked([actorId, target.id], async (tx) => {
       const [mine, theirs] = await tx.getPair(actorId, target.id);
       if (mine?.type === T.BLOCKED || theirs?.type === T.BLOCKED) throw ApiError.of('FRIEND_REQUEST_BLOCKED');

@@ -1,6 +1,6 @@
 import type { Logger, ServiceClient } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
-import type { GuildDirectory } from '../domain/ports.js';
+import type { GuildDirectory, MutualGuild } from '../domain/ports.js';
 
 /**
  * The guilds service over gRPC. When it cannot answer, two users share no guild: a privacy setting
@@ -13,18 +13,13 @@ export class GrpcGuildDirectory implements GuildDirectory {
     private readonly logger: Logger,
   ) {}
 
-  async shareGuild(a: string, b: string): Promise<boolean> {
+  async mutualGuilds(a: string, b: string): Promise<MutualGuild[]> {
     try {
-      const { guildIds } = await this.guilds.listMutualGuildIds({ userId: a, otherUserId: b });
-      return guildIds.length > 0;
+      const { guilds } = await this.guilds.listMutualGuildIds({ userId: a, otherUserId: b });
+      return guilds.map((g) => ({ id: g.id, memberCount: g.memberCount }));
     } catch (err) {
       this.logger.warn({ err }, 'guilds unavailable: treating the pair as sharing no guild');
-      return false;
+      return [];
     }
-  }
-
-  /** Guild sizes are not part of ListMutualGuildIds; no guild counts as small until they are. */
-  async shareSmallGuild(): Promise<boolean> {
-    return false;
   }
 }
