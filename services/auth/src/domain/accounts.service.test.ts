@@ -22,7 +22,15 @@ class FakeUsersStore implements Pick<UsersStore, keyof UsersStore> {
     this.insertAttempts.push(user);
     const failure = this.failNextInserts.shift();
     if (failure) throw failure;
-    const row = { ...user, id: String(user.id), discriminator: '0', bio: '', locale: 'en-US', theme: 'dark' } as UserRow;
+    const row = {
+      ...user,
+      id: String(user.id),
+      discriminator: '0',
+      bio: '',
+      locale: 'en-US',
+      theme: 'dark',
+      friend_source_flags: { all: true, mutual_friends: true, mutual_guilds: true },
+    } as UserRow;
     this.users.push(row);
     return row;
   }
@@ -34,6 +42,9 @@ class FakeUsersStore implements Pick<UsersStore, keyof UsersStore> {
   }
   async findById(id: string) {
     return this.users.find((u) => u.id === id);
+  }
+  async findByUsername(username: string) {
+    return this.users.find((u) => u.username.toLowerCase() === username.toLowerCase());
   }
   async findManyByIds(ids: string[]) {
     return this.users.filter((u) => ids.includes(u.id));
