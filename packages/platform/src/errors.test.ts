@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, ERRORS, INTERNAL_ERROR_BODY, formErrorFromZod } from './errors.js';
+import { ApiError, ERRORS, INTERNAL_ERROR_BODY, formErrorFromZod, isStoreUnavailable } from './errors.js';
 
 /** The 50035 body for `input` parsed with `schema`, as a service's route would answer. */
 function formBody(schema: z.ZodType, input: unknown) {
@@ -209,5 +209,36 @@ describe('formErrorFromZod', () => {
     expect(formBody(schema, { name: 5, extra: 1 })).toEqual({
       name: { _errors: [{ code: 'BASE_TYPE_STRING', message: 'Could not interpret "5" as string.' }] },
     });
+  });
+});
+
+describe('isStoreUnavailable', () => {
+  it.each([
+    ['too many connections (53300)', { code: '53300' }],
+    ['out of memory (53200)', { code: '53200' }],
+    ['admin shutdown (57P01)', { code: '57P01' }],
+    ['cannot connect now (57P03)', { code: '57P03' }],
+    ['connection failure (08006)', { code: '08006' }],
+    ['a refused socket', { code: 'ECONNREFUSED' }],
+    ['a reset socket', { code: 'ECONNRESET' }],
+    ['a pool that waited too long', new Error('timeout exceeded when trying to connect')],
+    ['a connection that died mid-query', new Error('Connection terminated unexpectedly')],
+    [
+      'Redis giving up on a command',
+      Object.assign(new Error('Reached the max retries per request limit'), { name: 'MaxRetriesPerRequestError' }),
+    ],
+  ])('when the error is %s, then the store is unavailable', (_label, err) => {
+    expect(isStoreUnavailable(err)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation (23505)', { code: '23505' }],
+    ['a deadlock (40P01), which is a bug to fix, not a moment to wait', { code: '40P01' }],
+    ['a syntax error (42601)', { code: '42601' }],
+    ['a plain Error', new Error('boom')],
+    ['null', null],
+    ['a string', 'ECONNREFUSED'],
+  ])('when the error is %s, then it is not', (_label, err) => {
+    expect(isStoreUnavailable(err)).toBe(false);
   });
 });

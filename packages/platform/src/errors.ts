@@ -211,3 +211,20 @@ function typeError(expected: string, input: unknown): FieldError {
       return { code: 'BASE_TYPE_INVALID', message: 'Invalid value.' };
   }
 }
+
+/**
+ * PostgreSQL or Redis out of reach or out of capacity: too many connections (SQLSTATE class 53),
+ * shutting down or starting up (57P01–57P03), a broken connection (class 08), a refused or reset
+ * socket, a pool that could not hand out a connection in time, Redis giving up on a command. The
+ * request did nothing wrong and may succeed in a moment, so it is a 503, not a 500.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (/^(53\d{3}|57P0[123]|08\d{3})$/.test(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return message.startsWith('timeout exceeded when trying to connect') || message === 'Connection terminated unexpectedly';
+}

@@ -22,7 +22,7 @@ import {
 } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { HealthImplementation } from 'grpc-health-check';
-import { ApiError, type ErrorBody } from './errors.js';
+import { ApiError, isStoreUnavailable, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 
 export { Status as GrpcStatus };
@@ -81,6 +81,10 @@ export function toServiceError(err: unknown, logger?: Logger): Partial<ServiceEr
     const metadata = new Metadata();
     metadata.set(ERROR_BODY_KEY, asciiJson({ status: err.status, body: err.body }));
     return { code: HTTP_TO_GRPC[err.status] ?? Status.UNKNOWN, details: err.body.message, metadata };
+  }
+  if (isStoreUnavailable(err)) {
+    logger?.error({ err }, 'store unavailable');
+    return { code: Status.UNAVAILABLE, details: 'store unavailable' };
   }
   logger?.error({ err }, 'grpc handler failed');
   return { code: Status.INTERNAL, details: 'internal error' };

@@ -10,7 +10,7 @@ import express, {
 } from 'express';
 import type { z } from 'zod';
 import { requestContext } from './context.js';
-import { ApiError, INTERNAL_ERROR_BODY, formErrorFromZod } from './errors.js';
+import { ApiError, INTERNAL_ERROR_BODY, formErrorFromZod, isStoreUnavailable } from './errors.js';
 import { UpstreamError } from './grpc.js';
 import { INTERNAL_IDENTITY_HEADER, type Identity, type IdentityVerifier } from './identity.js';
 import { redactPath, type Logger } from './logger.js';
@@ -146,6 +146,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const { status, body } = toHttpError(err, logger);
     if (res.headersSent) return void res.end();
+    // A store that is down or out of connections recovers by itself: tell the client when to retry.
+    if (status === 503) res.setHeader('Retry-After', '1');
     res.status(status).json(body);
   };
 }
@@ -160,6 +162,10 @@ export function toHttpError(err: unknown, logger: Logger): { status: number; bod
     return { status: 415, body: { code: 0, message: '415: Unsupported Media Type' } };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
     return { status: 400, body: { code: 50035, message: 'Invalid Form Body' } };
+  if (isStoreUnavailable(err)) {
+    logger.error({ err }, 'store unavailable');
+    return { status: 503, body: { code: 0, message: '503: Service Unavailable' } };
+  }
   logger.error({ err }, 'unhandled error');
   return { status: 500, body: INTERNAL_ERROR_BODY };
 }

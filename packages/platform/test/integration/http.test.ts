@@ -1,4 +1,6 @@
+import { createServer, type AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { testKeys, testSigner, unique } from '@kith/platform/testing';
@@ -13,7 +15,13 @@ const keys = testKeys();
 let verifier: IdentityVerifier;
 let sign: Awaited<ReturnType<typeof testSigner>>;
 
+let deadPort = 0;
+
 beforeAll(async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  deadPort = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
   verifier = await IdentityVerifier.fromPem(keys.publicKey, AUDIENCE);
   sign = await testSigner(keys.privateKey);
 });
@@ -30,6 +38,19 @@ function sampleRoutes(app: Express): void {
   });
   app.get('/upstream-timeout', () => {
     throw new UpstreamError(504, 'auth did not answer');
+  });
+  app.get('/database-down', async (_req, res) => {
+    // A real PostgreSQL client against a port nothing listens on: the connection is refused.
+    const pool = new pg.Pool({ host: '127.0.0.1', port: deadPort, user: 'postgres', connectionTimeoutMillis: 1000 });
+    try {
+      res.json((await pool.query('SELECT 1')).rows);
+    } finally {
+      await pool.end();
+    }
+  });
+  app.get('/too-many-connections', () => {
+    // What PostgreSQL answers when max_connections is reached (SQLSTATE 53300).
+    throw Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
   });
   app.get('/boom', () => {
     throw new Error('db password is hunter2');
@@ -59,7 +80,13 @@ async function call(base: string, path: string, init: RequestInit & { identity?:
   if (token !== null) headers.set(INTERNAL_IDENTITY_HEADER, token);
   const res = await fetch(`${base}${path}`, { ...rest, headers });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type'), text, body: text ? (JSON.parse(text) as unknown) : undefined };
+  return {
+    status: res.status,
+    headers: res.headers,
+    type: res.headers.get('content-type'),
+    text,
+    body: text ? (JSON.parse(text) as unknown) : undefined,
+  };
 }
 
 const json = { 'content-type': 'application/json' };
@@ -245,6 +272,17 @@ describe('createServiceApp: bodies and errors', () => {
     }
     const logged = lines.filter((l) => l.msg === 'unhandled error').map((l) => (l.err as { message: string }).message);
     expect(logged).toEqual(['db password is hunter2', 'async failure detail']);
+  });
+
+  it('when the database refuses or is out of connections, then it is a 503 with Retry-After, not a 500, and it is logged', async () => {
+    const { base, lines } = await serve();
+    for (const path of ['/database-down', '/too-many-connections']) {
+      const res = await call(base, path);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.body).toEqual({ code: 0, message: '503: Service Unavailable' });
+    }
+    expect(lines.filter((l) => l.msg === 'store unavailable')).toHaveLength(2);
   });
 });
 
