@@ -11,10 +11,12 @@ declare module 'vitest' {
 }
 
 /**
- * Far from the development ports, so the tests run beside a stack someone started by hand;
- * `E2E_PORT_OFFSET` and `E2E_DB_PREFIX` let two checkouts run their end-to-end tests at once.
+ * Far from the development ports, so the tests run beside a stack someone started by hand: HTTP on
+ * 19080–19108 (below Linux's ephemeral range, 32768–60999) and gRPC on 61051–61058 (above it), so
+ * no outgoing connection of this machine can already hold one of them. `E2E_PORT_OFFSET` and
+ * `E2E_DB_PREFIX` let two checkouts run their end-to-end tests at once.
  */
-const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 1000);
+const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 11000);
 const DB_PREFIX = process.env.E2E_DB_PREFIX ?? 'kith_e2e';
 
 /**
