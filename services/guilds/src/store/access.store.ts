@@ -301,5 +301,7 @@ export const ChannelType = {
   GUILD_MEDIA: 16,
 } as const;
 
-export const isThread = (type: number): boolean =>
-  type === ChannelType.ANNOUNCEMENT_THREAD || type === ChannelType.PUBLIC_THREAD || type === ChannelType.PRIVATE_THREAD;
+/** The thread types: queries that count or cascade over a guild's channels name them, so they live in one place. */
+export const THREAD_TYPES: readonly number[] = [ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD];
+
+export const isThread = (type: number): boolean => THREAD_TYPES.includes(type);

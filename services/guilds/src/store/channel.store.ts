@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SnowflakeGenerator } from '@kith/platform';
 import type { Insertable, Transaction, Updateable } from 'kysely';
 import type { Overwrite } from '../domain/permissions.js';
-import { isThread, type ChannelRow } from './access.store.js';
+import { isThread, THREAD_TYPES, type ChannelRow } from './access.store.js';
 import { guildsStore } from './guilds.store.js';
 import type { ChannelsTable, GuildsDatabase } from './schema.js';
 
@@ -65,7 +65,7 @@ export class PgChannelStore {
       .selectFrom('channels')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('guild_id', '=', guildId)
-      .where('type', 'not in', [10, 11, 12])
+      .where('type', 'not in', THREAD_TYPES)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -75,7 +75,7 @@ export class PgChannelStore {
       .selectFrom('channels')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('parent_id', '=', categoryId)
-      .where('type', 'not in', [10, 11, 12])
+      .where('type', 'not in', THREAD_TYPES)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -101,7 +101,7 @@ export class PgChannelStore {
 
   /** Deletes a channel and its threads; its category's children fall back to no category. */
   async delete(db: Db, channel: ChannelRow): Promise<void> {
-    await db.deleteFrom('channels').where('parent_id', '=', channel.id).where('type', 'in', [10, 11, 12]).execute();
+    await db.deleteFrom('channels').where('parent_id', '=', channel.id).where('type', 'in', THREAD_TYPES).execute();
     await db.updateTable('channels').set({ parent_id: null }).where('parent_id', '=', channel.id).execute();
     await db.deleteFrom('channels').where('id', '=', channel.id).execute();
   }
@@ -157,7 +157,7 @@ export class PgChannelStore {
       .selectFrom('channels')
       .selectAll()
       .where('guild_id', '=', guildId)
-      .where('type', 'in', [10, 11, 12])
+      .where('type', 'in', THREAD_TYPES)
       .where(sql<boolean>`coalesce((thread_metadata->>'archived')::boolean, false) = false`)
       .orderBy('id', 'desc')
       .execute();
@@ -212,7 +212,7 @@ export function listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]
     .selectFrom('channels')
     .selectAll()
     .where('guild_id', '=', guildId)
-    .where('type', 'not in', [10, 11, 12])
+    .where('type', 'not in', THREAD_TYPES)
     .orderBy('position')
     .orderBy('id')
     .execute();
