@@ -105,7 +105,7 @@ export class MembersService {
     requirePermission(actor, Permission.BAN_MEMBERS);
     const ban = await membersStore.ban(this.deps.db, guildId, targetId);
     if (!ban) throw guildErrors.unknownBan();
-    return renderBan(ban, (await userById(this.deps.auth, targetId)) ?? unknownUser(targetId));
+    return renderBan(ban, await this.userOf(targetId));
   }
 
   /** BAN_MEMBERS, rank over the user if they are a member; banning removes them. */
@@ -131,7 +131,7 @@ export class MembersService {
   }
 
   async deleteBan(userId: string, guildId: string, targetId: string): Promise<void> {
-    const user = (await userById(this.deps.auth, targetId)) ?? unknownUser(targetId);
+    const user = await this.userOf(targetId);
     await this.inGuild(userId, guildId, async (trx, actor) => {
       requirePermission(actor, Permission.BAN_MEMBERS);
       if (!(await membersStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
