@@ -60,24 +60,12 @@ export class PgChannelStore {
     return listGuildChannels(db, guildId);
   }
 
-  async countGuildChannels(db: Db, guildId: string): Promise<number> {
-    const row = await db
-      .selectFrom('channels')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('guild_id', '=', guildId)
-      .where('type', 'not in', THREAD_TYPES)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  countGuildChannels(db: Db, guildId: string): Promise<number> {
+    return countNonThreads(db, 'guild_id', guildId);
   }
 
-  async countInCategory(db: Db, categoryId: string): Promise<number> {
-    const row = await db
-      .selectFrom('channels')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('parent_id', '=', categoryId)
-      .where('type', 'not in', THREAD_TYPES)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  countInCategory(db: Db, categoryId: string): Promise<number> {
+    return countNonThreads(db, 'parent_id', categoryId);
   }
 
   async nextPosition(db: Db, guildId: string): Promise<number> {
@@ -229,4 +217,15 @@ export async function overwritesOf(db: Db, channelIds: readonly string[]): Promi
   const rows = await db.selectFrom('permission_overwrites').selectAll().where('channel_id', 'in', channelIds).execute();
   for (const o of rows) map.get(o.channel_id)?.push({ id: o.target_id, type: o.type, allow: BigInt(o.allow), deny: BigInt(o.deny) });
   return map;
+}
+
+/** Channels (threads do not count towards the guild's or a category's limit) whose `column` is `id`. */
+async function countNonThreads(db: Db, column: 'guild_id' | 'parent_id', id: string): Promise<number> {
+  const row = await db
+    .selectFrom('channels')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where(column, '=', id)
+    .where('type', 'not in', THREAD_TYPES)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
