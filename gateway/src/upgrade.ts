@@ -22,8 +22,18 @@ export interface UpgradeProxy {
 
 const STATUS_TEXT: Record<number, string> = { 404: 'Not Found', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 
-function answer(socket: Duplex, status: number, requestId: string): void {
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\nX-Request-Id: ${requestId}\r\n\r\n`);
+interface Reply {
+  statusText?: string | undefined;
+  contentType?: string | undefined;
+  body?: Buffer;
+}
+
+/** A plain HTTP answer on the raw socket (no upgrade), after which the connection ends. */
+function answer(socket: Duplex, status: number, requestId: string, reply: Reply = {}): void {
+  const { statusText = STATUS_TEXT[status], contentType, body = Buffer.alloc(0) } = reply;
+  const type = contentType ? `Content-Type: ${contentType}\r\n` : '';
+  const lines = `HTTP/1.1 ${status} ${statusText}\r\nConnection: close\r\n${type}Content-Length: ${body.length}\r\nX-Request-Id: ${requestId}\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(lines), body]));
 }
 
 /** The client's upgrade request as realtime sees it: no internal or forwarding headers of the client's own. */
@@ -103,16 +113,11 @@ export function createUpgradeProxy(deps: UpgradeDeps): UpgradeProxy {
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         done(status);
-        const body = Buffer.concat(chunks);
-        const type = res.headers['content-type'] ? `Content-Type: ${res.headers['content-type']}\r\n` : '';
-        socket.end(
-          Buffer.concat([
-            Buffer.from(
-              `HTTP/1.1 ${status} ${res.statusMessage}\r\nConnection: close\r\n${type}Content-Length: ${body.length}\r\nX-Request-Id: ${requestId}\r\n\r\n`,
-            ),
-            body,
-          ]),
-        );
+        answer(socket, status, requestId, {
+          statusText: res.statusMessage,
+          contentType: res.headers['content-type'],
+          body: Buffer.concat(chunks),
+        });
       });
     });
     upstream.on('upgrade', (res, upstreamSocket: Socket, upstreamHead: Buffer) => {

@@ -118,34 +118,23 @@ export class GatewayService {
     }
   }
 
-  /** A social outage leaves READY without relationships rather than keeping everyone offline. */
-  private async relationshipsOf(userId: string): Promise<unknown[]> {
-    if (!this.deps.social) return [];
-    try {
-      return await this.deps.social.relationships(userId);
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'relationships unavailable for READY');
-      return [];
-    }
-  }
-
   /**
-   * A guilds outage leaves READY without guilds, like relationships: the user is online and sees
-   * their DMs and friends; their guilds (and guild events) come with the next Identify.
+   * A part of READY from a service that may be absent or down: an outage leaves the part empty
+   * rather than keeping everyone offline. Without guilds the user is online and sees their DMs
+   * and friends; their guilds (and guild events) come with the next Identify.
    */
-  private async guildsOf(userId: string): Promise<ReadyGuilds> {
-    const none = { guilds: [], privateChannels: [], guildIds: [] };
-    if (!this.deps.guilds) return none;
+  private async readyPart<T>(what: string, read: (() => Promise<T>) | undefined, empty: T): Promise<T> {
+    if (!read) return empty;
     try {
-      return await this.deps.guilds.readyState(userId);
+      return await read();
     } catch (err) {
-      this.deps.logger.warn({ err }, 'guilds unavailable for READY');
-      return none;
+      this.deps.logger.warn({ err }, `${what} unavailable for READY`);
+      return empty;
     }
   }
 
   private async identify(conn: GatewayConnection, data: unknown): Promise<void> {
-    const { auth, store, delivery, events, position, options } = this.deps;
+    const { auth, social, guilds: guildsPort, store, delivery, events, position, options } = this.deps;
     const parsed = identifyData.safeParse(data);
     if (!parsed.success) return this.close(conn, Close.DecodeError);
     const identify = parsed.data;
@@ -164,13 +153,19 @@ export class GatewayService {
     // the queue instead of passing the connection by: a guild joined while READY is put together
     // arrives as its GUILD_CREATE, and the guild's events after it follow.
     const sessionId = randomBytes(16).toString('hex');
-    delivery.attach(conn, sessionRef(sessionId, account));
+    const session = sessionRef(sessionId, account);
+    delivery.attach(conn, session);
     delivery.own(conn);
     const startsAfter = Math.max(position.current(), streamEnd);
+    const { userId } = account;
     const [current, relationships, guilds] = await Promise.all([
-      auth.currentUser(account.userId),
-      this.relationshipsOf(account.userId),
-      this.guildsOf(account.userId),
+      auth.currentUser(userId),
+      this.readyPart<unknown[]>('relationships', social && (() => social.relationships(userId)), []),
+      this.readyPart<ReadyGuilds>('guilds', guildsPort && (() => guildsPort.readyState(userId)), {
+        guilds: [],
+        privateChannels: [],
+        guildIds: [],
+      }),
     ]);
     if (!conn.open) return;
     conn.guilds = new Set(guilds.guildIds);
@@ -180,11 +175,7 @@ export class GatewayService {
       1,
       readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify, relationships, guilds }),
     );
-    await store.create(
-      sessionId,
-      { ...sessionRef(sessionId, account), owner: conn.id, streamSeq: startsAfter, guildIds: guilds.guildIds },
-      ready,
-    );
+    await store.create(sessionId, { ...session, owner: conn.id, streamSeq: startsAfter, guildIds: guilds.guildIds }, ready);
     if (!conn.open) return;
     if (identify.compress) conn.compressEachFrame();
     conn.seq = 1;
