@@ -183,6 +183,9 @@ function decode(body: string, encoding = '7bit'): string {
 }
 
 /** A real SMTP server on loopback that keeps every mail it accepts, parsed. */
+/** A mail's plain-text part ('' when there is none). */
+export const textOf = (mail: ReceivedMail | undefined): string => mail?.parts.find((p) => p.contentType === 'text/plain')?.body ?? '';
+
 export class SmtpPeer {
   private constructor(
     private readonly server: SMTPServer,
@@ -214,6 +217,16 @@ export class SmtpPeer {
     const peer = new SmtpPeer(server, mails);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return peer;
+  }
+
+  /** The mails received for `to`, waiting (bounded) until there are `count`. */
+  async mailsTo(to: string, count = 1, timeoutMs = 5000): Promise<ReceivedMail[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.mails.filter((m) => m.envelope.to.includes(to));
+      if (found.length >= count || Date.now() > deadline) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   get url(): string {
