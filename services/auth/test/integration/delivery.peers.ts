@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -15,6 +15,10 @@ export interface ReceivedSms {
  * Basic credentials and the form fields, and answers 201 with a message resource (or Twilio's
  * error bodies), as the real API does.
  */
+/** A North American number nobody has used yet (about 8·10^9 of them). */
+export const newPhone = (): string =>
+  `+1${[201, 212, 415, 650][randomInt(4)]}${randomInt(200, 1000)}${String(randomInt(0, 10_000)).padStart(4, '0')}`;
+
 export class TwilioPeer {
   readonly received: ReceivedSms[] = [];
   /** When set, the next requests are refused with this status and Twilio's error body. */
@@ -39,6 +43,17 @@ export class TwilioPeer {
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return peer;
+  }
+
+  /** The auth service's settings that send its texts here. */
+  env(from = '+15005550006'): Record<string, string> {
+    return {
+      SMS_MODE: 'twilio',
+      TWILIO_BASE_URL: this.baseUrl,
+      TWILIO_ACCOUNT_SID: this.accountSid,
+      TWILIO_AUTH_TOKEN: this.authToken,
+      TWILIO_FROM: from,
+    };
   }
 
   get baseUrl(): string {
@@ -168,6 +183,9 @@ function decode(body: string, encoding = '7bit'): string {
 }
 
 /** A real SMTP server on loopback that keeps every mail it accepts, parsed. */
+/** A mail's plain-text part ('' when there is none). */
+export const textOf = (mail: ReceivedMail | undefined): string => mail?.parts.find((p) => p.contentType === 'text/plain')?.body ?? '';
+
 export class SmtpPeer {
   private constructor(
     private readonly server: SMTPServer,
@@ -199,6 +217,16 @@ export class SmtpPeer {
     const peer = new SmtpPeer(server, mails);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return peer;
+  }
+
+  /** The mails received for `to`, waiting (bounded) until there are `count`. */
+  async mailsTo(to: string, count = 1, timeoutMs = 5000): Promise<ReceivedMail[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.mails.filter((m) => m.envelope.to.includes(to));
+      if (found.length >= count || Date.now() > deadline) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   get url(): string {

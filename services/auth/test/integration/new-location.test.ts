@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthHarness, expectFormError, type Account } from './auth.harness.js';
-import { SmtpPeer, type ReceivedMail } from './delivery.peers.js';
+import { SmtpPeer, textOf } from './delivery.peers.js';
 import { enrolledAccount } from './mfa.fixtures.js';
 
 let auth: AuthHarness;
@@ -22,17 +22,6 @@ const GB_IP = '81.2.69.142';
 const OTHER_GB_IP = '81.2.69.160';
 const US_IP = '8.8.8.8';
 const AUTHORIZE_LINK = /https:\/\/kith\.test\/authorize-ip#token=([A-Za-z0-9_-]+)/;
-
-async function mailsTo(to: string, count = 1, timeoutMs = 5000): Promise<ReceivedMail[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = smtp.mails.filter((m) => m.envelope.to.includes(to));
-    if (found.length >= count || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const textOf = (mail: ReceivedMail | undefined): string => mail?.parts.find((p) => p.contentType === 'text/plain')?.body ?? '';
 
 const loginFrom = (account: Pick<Account, 'email' | 'password'>, clientIp: string, password = account.password) =>
   auth.request<{ token?: string; mfa?: boolean }>('POST', '/auth/login', {
@@ -57,7 +46,7 @@ describe('the new-location check', () => {
   it('when a password login comes from a country the account never used, then the email verification error and a mail; authorize-ip lets it in', async () => {
     const account = await auth.register();
     expectNewLocation(await loginFrom(account, GB_IP));
-    const [mail] = await mailsTo(account.email);
+    const [mail] = await smtp.mailsTo(account.email);
     expect(mail!.headers.subject).toBe('Verify your new login location');
     expect(textOf(mail)).toContain('(United Kingdom)');
     const token = AUTHORIZE_LINK.exec(textOf(mail))?.[1];
@@ -81,7 +70,7 @@ describe('the new-location check', () => {
     expect((await loginFrom(account, US_IP)).status).toBe(200);
     expect((await loginFrom(account, '::1')).status).toBe(200);
     expect((await loginFrom(account, '10.1.2.3')).status).toBe(200);
-    expect(await mailsTo(account.email, 1, 200)).toEqual([]);
+    expect(await smtp.mailsTo(account.email, 1, 200)).toEqual([]);
   });
 
   it('when the account has MFA, then a new country gets the MFA challenge, not the check', async () => {
@@ -94,7 +83,7 @@ describe('the new-location check', () => {
   it('when the password is wrong from a new country, then the usual invalid login and no mail', async () => {
     const account = await auth.register();
     expectFormError(await loginFrom(account, GB_IP, 'not the password'), { login: 'INVALID_LOGIN', password: 'INVALID_LOGIN' });
-    expect(await mailsTo(account.email, 1, 200)).toEqual([]);
+    expect(await smtp.mailsTo(account.email, 1, 200)).toEqual([]);
   });
 });
 

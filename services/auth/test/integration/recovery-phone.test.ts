@@ -3,7 +3,7 @@ import type { Identity } from '@kith/platform';
 import { unique } from '@kith/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthHarness, expectFormError, type Account } from './auth.harness.js';
-import { TwilioPeer } from './delivery.peers.js';
+import { newPhone, TwilioPeer } from './delivery.peers.js';
 import { codeAt, enrolledAccount } from './mfa.fixtures.js';
 
 let auth: AuthHarness;
@@ -15,11 +15,7 @@ const FORGOT_PER_IP = 6;
 beforeAll(async () => {
   twilio = await TwilioPeer.start();
   auth = await AuthHarness.start({
-    SMS_MODE: 'twilio',
-    TWILIO_BASE_URL: twilio.baseUrl,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: '+15005550006',
+    ...twilio.env(),
     FORGOT_PER_LOGIN,
     FORGOT_PER_IP,
   });
@@ -30,8 +26,6 @@ afterAll(async () => {
   await twilio?.close();
 });
 
-/** A North American number nobody has used yet. */
-const newPhone = () => `+1${[201, 212, 415, 650][randomInt(4)]}${randomInt(200, 1000)}${String(randomInt(0, 10_000)).padStart(4, '0')}`;
 /** An address of its own, so the per-address limits of one test do not touch another. */
 const newIp = () => `10.${randomInt(0, 256)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 

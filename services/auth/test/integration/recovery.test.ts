@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionIdHash } from '../../src/domain/tokens.js';
 import type { AuthSessionChange } from '../../src/events/session.events.js';
 import { AuthHarness, expectFormError, type Account, type Reply } from './auth.harness.js';
-import { SmtpPeer, type ReceivedMail } from './delivery.peers.js';
+import { SmtpPeer, textOf } from './delivery.peers.js';
 import { codeAt, enrolledAccount, expectMfaRequired, finishMfa } from './mfa.fixtures.js';
 
 let auth: AuthHarness;
@@ -30,21 +30,9 @@ afterAll(async () => {
 const NEW_PASSWORD = 'a whole new password';
 const SESSION_CHANGES = eventSubject('auth', 'AUTH_SESSION_CHANGE');
 
-/** The mails received for `to`, waiting (bounded) until there are `count`. */
-async function mailsTo(to: string, count = 1, timeoutMs = 5000): Promise<ReceivedMail[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = smtp.mails.filter((m) => m.envelope.to.includes(to));
-    if (found.length >= count || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const textOf = (mail: ReceivedMail | undefined): string => mail?.parts.find((p) => p.contentType === 'text/plain')?.body ?? '';
-
 /** The token a link in the latest mail to `to` carries. */
 async function linkToken(to: string, pattern: RegExp, count = 1): Promise<string> {
-  const mails = await mailsTo(to, count);
+  const mails = await smtp.mailsTo(to, count);
   const token = pattern.exec(textOf(mails.at(-1)))?.[1];
   if (!token) throw new Error(`no link matching ${pattern} in the mail to ${to}: ${textOf(mails.at(-1))}`);
   return token;
@@ -103,14 +91,14 @@ describe('POST /auth/forgot', () => {
     expect(forUnknown.body).toEqual({ method: 'one_time_login' });
     expect(forAccount.body).toEqual(forUnknown.body);
 
-    const [mail] = await mailsTo(account.email);
+    const [mail] = await smtp.mailsTo(account.email);
     expect(mail!.headers.subject).toBe('Reset your password');
     expect(textOf(mail)).toMatch(RESET_LINK);
     expect(textOf(mail)).toMatch(ONE_TIME_LINK);
     expect(mail!.parts.find((p) => p.contentType === 'text/html')?.body).toContain('https://kith.test/login/one-time?ticket=');
     // The token carries at least 128 bits: 43 base64url characters are 256.
     expect(RESET_LINK.exec(textOf(mail))![1]).toHaveLength(43);
-    expect(await mailsTo(unknown, 1, 200)).toEqual([]);
+    expect(await smtp.mailsTo(unknown, 1, 200)).toEqual([]);
   });
 
   it('when the login is an unknown phone number, then 70007 as for a known one (recovery-phone.test.ts) and no mail', async () => {
@@ -123,7 +111,7 @@ describe('POST /auth/forgot', () => {
     const account = await enrolledAccount(auth);
     const reply = await forgot(account.email);
     expect(reply.body).toEqual({ method: 'password_reset' });
-    const [mail] = await mailsTo(account.email);
+    const [mail] = await smtp.mailsTo(account.email);
     expect(textOf(mail)).toMatch(RESET_LINK);
     expect(textOf(mail)).not.toMatch(ONE_TIME_LINK);
   });
@@ -288,9 +276,9 @@ describe('POST /auth/revert', () => {
     await auth.db.updateTable('users').set({ phone: secondPhone }).where('id', '=', account.userId).execute();
     const takenOver = `${unique('attacker')}@example.com`;
     await changeEmail(account, takenOver);
-    const [mail] = await mailsTo(account.email);
+    const [mail] = await smtp.mailsTo(account.email);
     expect(mail!.headers.subject).toBe('Your email address was changed');
-    expect(await mailsTo(takenOver, 1, 200)).toEqual([]);
+    expect(await smtp.mailsTo(takenOver, 1, 200)).toEqual([]);
     const token = await linkToken(account.email, REVERT_LINK);
     expect(token).toHaveLength(43);
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthHarness, PASSWORD, expectFormError, registration } from './auth.harness.js';
-import { TwilioPeer } from './delivery.peers.js';
+import { newPhone, TwilioPeer } from './delivery.peers.js';
 
 let auth: AuthHarness;
 let twilio: TwilioPeer;
@@ -10,13 +10,7 @@ const FROM = '+15005550006';
 
 beforeAll(async () => {
   twilio = await TwilioPeer.start();
-  auth = await AuthHarness.start({
-    SMS_MODE: 'twilio',
-    TWILIO_BASE_URL: twilio.baseUrl,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: FROM,
-  });
+  auth = await AuthHarness.start(twilio.env(FROM));
 });
 
 afterAll(async () => {
@@ -24,8 +18,6 @@ afterAll(async () => {
   await twilio?.close();
 });
 
-/** A valid North American number nobody has used yet (about 8·10^9 of them). */
-const newPhone = () => `+1${[201, 212, 415, 650][randomInt(4)]}${randomInt(200, 1000)}${String(randomInt(0, 10_000)).padStart(4, '0')}`;
 /** A documentation-range address of its own, so per-address limits of one test do not touch another. */
 const newIp = () => `198.51.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Identity } from '@kith/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthHarness, expectFormError, type Reply } from './auth.harness.js';
-import { TwilioPeer } from './delivery.peers.js';
+import { newPhone, TwilioPeer } from './delivery.peers.js';
 import { enrolledAccount, expectMfaRequired, finishMfa, type EnrolledAccount } from './mfa.fixtures.js';
 
 let auth: AuthHarness;
@@ -10,13 +10,7 @@ let twilio: TwilioPeer;
 
 beforeAll(async () => {
   twilio = await TwilioPeer.start();
-  auth = await AuthHarness.start({
-    SMS_MODE: 'twilio',
-    TWILIO_BASE_URL: twilio.baseUrl,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: '+15005550006',
-  });
+  auth = await AuthHarness.start(twilio.env());
 });
 
 afterAll(async () => {
@@ -24,8 +18,6 @@ afterAll(async () => {
   await twilio?.close();
 });
 
-/** A North American number nobody has used yet. */
-const newPhone = () => `+1${[201, 212, 415, 650][randomInt(4)]}${randomInt(200, 1000)}${String(randomInt(0, 10_000)).padStart(4, '0')}`;
 /** An address of its own, so the per-address limits of one test do not touch another. */
 const newIp = () => `10.${randomInt(0, 256)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 

@@ -4,7 +4,7 @@ import { readStoredEvents } from '@kith/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserUpdate } from '../../src/events/user.events.js';
 import { AuthHarness, type Account } from './auth.harness.js';
-import { TwilioPeer } from './delivery.peers.js';
+import { newPhone, TwilioPeer } from './delivery.peers.js';
 import { codeAt, enrolledAccount, expectMfaRequired, finishMfa, proofForms } from './mfa.fixtures.js';
 
 let auth: AuthHarness;
@@ -16,13 +16,7 @@ let since: Date;
 beforeAll(async () => {
   since = new Date(Date.now() - 1_000);
   twilio = await TwilioPeer.start();
-  auth = await AuthHarness.start({
-    SMS_MODE: 'twilio',
-    TWILIO_BASE_URL: twilio.baseUrl,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: '+15005550006',
-  });
+  auth = await AuthHarness.start(twilio.env());
   nats = await connectNats(auth.stores.NATS_URL, 'auth-user-update-test');
 });
 
@@ -33,7 +27,6 @@ afterAll(async () => {
 });
 
 const USER_UPDATES = eventSubject('auth', 'USER_UPDATE');
-const newPhone = () => `+1${[201, 212, 415, 650][randomInt(4)]}${randomInt(200, 1000)}${String(randomInt(0, 10_000)).padStart(4, '0')}`;
 const newIp = () => `10.${randomInt(0, 256)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 
 /** The USER_UPDATE events the EVENTS stream holds for one user, oldest first. */

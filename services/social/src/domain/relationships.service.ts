@@ -19,16 +19,16 @@ const SPAM_ACCOUNT_AGE_MS = 24 * 3600_000;
 const SPAM_PENDING_REQUESTS = 10;
 
 /**
- * The friend/block/ignore state machine for a pair of users. Every change to a pair runs with both
- * users locked, so two users asking each other at once end as friends, and the friend cap holds.
- */
-/**
  * A request from someone who shares no friend and no small guild with its target is a stranger's
  * (the platform's `stranger_request`). The platform does not publish where "small" ends; a guild of
  * up to this many members is one where people plausibly know each other.
  */
 export const SMALL_GUILD_MEMBERS = 200;
 
+/**
+ * The friend/block/ignore state machine for a pair of users. Every change to a pair runs with both
+ * users locked, so two users asking each other at once end as friends, and the friend cap holds.
+ */
 export class RelationshipsService {
   constructor(
     private readonly store: RelationshipStore,

@@ -1,31 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryTickets } from '../../../test/fakes/tickets.fake.js';
 import type { MailSender } from '../../delivery/mail.js';
 import type { RenderedMail } from '../../delivery/mail.templates.js';
 import type { UserRow } from '../../store/users.store.js';
-import type { Tickets } from '../registration/redis.store.js';
 import { Grants } from './grants.js';
 import { RecoveryLinks } from './links.js';
 import { countryOf, LoginLocations } from './locations.js';
-
-class MemoryTickets implements Tickets {
-  readonly values = new Map<string, string>();
-  put(key: string, value: string): Promise<void> {
-    this.values.set(key, value);
-    return Promise.resolve();
-  }
-  get(key: string): Promise<string | null> {
-    return Promise.resolve(this.values.get(key) ?? null);
-  }
-  take(key: string): Promise<string | null> {
-    const value = this.values.get(key) ?? null;
-    this.values.delete(key);
-    return Promise.resolve(value);
-  }
-  delete(key: string): Promise<void> {
-    this.values.delete(key);
-    return Promise.resolve();
-  }
-}
 
 function setup() {
   const known = new Set<string>();
