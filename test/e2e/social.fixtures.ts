@@ -128,10 +128,14 @@ export function rowSig(r: Relationship | undefined): string {
   return sig;
 }
 
+/** PUT /users/@me/relationships/:id as `from`: sends a request to `to`, or accepts theirs. */
+export const put = (from: Person, to: Person, body: unknown = {}) =>
+  api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
+
 /** Makes two users friends through the API: a sends, b accepts. */
 export async function befriend(a: Person, b: Person): Promise<void> {
-  expectNoContent(await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: {} }));
-  expectNoContent(await api('PUT', `/users/@me/relationships/${a.id}`, { token: b.token, body: { confirm_stranger_request: true } }));
+  expectNoContent(await put(a, b));
+  expectNoContent(await put(b, a, { confirm_stranger_request: true }));
 }
 
 export function expectNoContent(res: { status: number; json: unknown }): void {
