@@ -145,7 +145,6 @@ export function expectNoContent(res: { status: number; json: unknown }): void {
 /** A connection to social's own database (`<DB_PREFIX>_social`), for seeding what the API would take too long to build. */
 export function socialDatabase(): pg.Pool {
   const url = new URL(inject('stores').DATABASE_URL);
-  // The database prefix the system was started with (test/e2e/system.setup.ts).
-  url.pathname = `/${process.env.E2E_DB_PREFIX ?? 'kith_e2e'}_social`;
+  url.pathname = `/${inject('dbPrefix')}_social`;
   return new pg.Pool({ connectionString: url.toString(), max: 2 });
 }
