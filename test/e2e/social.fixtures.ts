@@ -30,7 +30,7 @@ export interface Relationship {
 }
 
 /** The edge's port tells the offset the whole system was started with (scripts/processes.mjs). */
-function portOffset(): number {
+export function portOffset(): number {
   return Number(new URL(inject('gatewayOrigin')).port) - 8080;
 }
 
