@@ -19,7 +19,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { fmt, percentile } from './lib/load.mjs';
-import { cpuMeter, cpuSeconds, pidsNamed, systemProcesses } from './lib/proc.mjs';
+import { cpuMeter, cpuSeconds, systemProcesses } from './lib/proc.mjs';
 import { writeReadmeSection } from './lib/readme.mjs';
 import {
   LOG_LEVEL,
@@ -33,6 +33,7 @@ import {
   runMain,
   saveResults,
   startSystem,
+  systemCpuGroups,
 } from './lib/system.mjs';
 
 // auth's argon2id cost (services/auth/src/config.ts defaults; the bench does not override them).
@@ -281,14 +282,7 @@ async function main() {
   if (!owner.valid) throw new Error('ValidateToken refuses the registration token');
 
   const systemPid = system.child.pid;
-  const meter = cpuMeter(() => {
-    const groups = { 'start script': [systemPid] };
-    for (const row of systemProcesses(root, systemPid, system.list)) (groups[row.name] ??= []).push(row.pid);
-    groups.postgres = pidsNamed('postgres');
-    groups['redis-server'] = pidsNamed('redis-server');
-    groups['nats-server'] = pidsNamed('nats-server');
-    return groups;
-  });
+  const meter = cpuMeter(() => systemCpuGroups(system));
 
   let login;
   let argon2;

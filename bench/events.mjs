@@ -35,7 +35,7 @@ import pg from 'pg';
 import { dbPrefix, dbUrl, dropDatabases } from './lib/db.mjs';
 import { closeSockets, openSockets } from './lib/gateway-client.mjs';
 import { fmt, measure, cannon, percentile } from './lib/load.mjs';
-import { cpuMeter, pidsNamed, rssKiB, systemProcesses } from './lib/proc.mjs';
+import { cpuMeter, rssKiB, systemProcesses } from './lib/proc.mjs';
 import { HTTP_TIMEOUT_MS, request as httpRequest, registerUsers } from './lib/http.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
@@ -56,6 +56,7 @@ import {
   sleep,
   startBaseline,
   startSystem,
+  systemCpuGroups,
   systemTail,
 } from './lib/system.mjs';
 
@@ -808,15 +809,7 @@ async function main() {
   const procs = systemProcesses(root, system.child.pid, system.list);
   const edgePort = system.list.find((p) => p.name === 'gateway').env.PORT;
   const wsUrl = `ws://127.0.0.1:${edgePort}/gateway?v=10&encoding=json`;
-  const meter = cpuMeter(() => {
-    const groups = {};
-    for (const p of systemProcesses(root, system.child.pid, system.list)) (groups[p.name] ??= []).push(p.pid);
-    groups['start script'] = [system.child.pid];
-    groups.postgres = pidsNamed('postgres');
-    groups['redis-server'] = pidsNamed('redis-server');
-    groups['nats-server'] = pidsNamed('nats-server');
-    return groups;
-  });
+  const meter = cpuMeter(() => systemCpuGroups(system));
 
   agent = new http.Agent({ keepAlive: true, maxSockets: REGISTER_PARALLEL });
   log(`registering ${USERS + 1} users through the gateway (${REGISTER_PARALLEL} at a time)…`);

@@ -18,7 +18,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { cannon, fmt, measure } from './lib/load.mjs';
-import { cpuMeter, pidsNamed, rssKiB, systemProcesses } from './lib/proc.mjs';
+import { cpuMeter, rssKiB, systemProcesses } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
   LOG_LEVEL,
@@ -36,6 +36,7 @@ import {
   sleep,
   startBaseline,
   startSystem,
+  systemCpuGroups,
   systemTail,
 } from './lib/system.mjs';
 
@@ -213,15 +214,7 @@ async function main() {
   await sleep(QUIET_MS);
   const memoryAtStart = systemMemory(system.child.pid, system.list);
 
-  const systemPid = system.child.pid;
-  const meter = cpuMeter(() => {
-    const groups = { 'start script': [systemPid], 'raw node:http': [raw.child.pid], 'express 5': [express.child.pid] };
-    for (const row of systemMemory(systemPid, system.list).slice(1)) (groups[row.name] ??= []).push(row.pid);
-    groups.postgres = pidsNamed('postgres');
-    groups['redis-server'] = pidsNamed('redis-server');
-    groups['nats-server'] = pidsNamed('nats-server');
-    return groups;
-  });
+  const meter = cpuMeter(() => systemCpuGroups(system, { 'raw node:http': [raw.child.pid], 'express 5': [express.child.pid] }));
 
   const scenarios = [
     { key: 'raw', name: 'raw node:http hello-world', url: raw.url },

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processes } from '../../scripts/processes.mjs';
-import { childPids, pidAlive } from './proc.mjs';
+import { childPids, pidAlive, pidsNamed, systemProcesses } from './proc.mjs';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const benchDir = fileURLToPath(new URL('..', import.meta.url));
@@ -140,6 +140,20 @@ function portBusy(port) {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * CPU groups of a started system for cpuMeter: the start script, each process it spawned (by
+ * name), `extra` (baselines, say) and the stores it talks to. Re-read at every snapshot, so a
+ * process restarted meanwhile is still counted.
+ */
+export function systemCpuGroups(system, extra = {}) {
+  const groups = { 'start script': [system.child.pid], ...extra };
+  for (const row of systemProcesses(root, system.child.pid, system.list)) (groups[row.name] ??= []).push(row.pid);
+  groups.postgres = pidsNamed('postgres');
+  groups['redis-server'] = pidsNamed('redis-server');
+  groups['nats-server'] = pidsNamed('nats-server');
+  return groups;
 }
 
 /**

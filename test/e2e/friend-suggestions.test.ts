@@ -10,6 +10,7 @@ import {
   socialGrpc,
   strangerId,
   type Person,
+  put,
 } from './social.fixtures.js';
 
 const REASONS = [{ type: 1, platform: 'contacts', name: 'X' }];
@@ -32,8 +33,6 @@ async function suggestions(p: Person) {
     from_suggested_user_contacts: boolean;
   }[];
 }
-
-const put = (from: Person, to: Person, body: unknown = {}) => api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
 
 /** Ways the owner and the suggested user can already be related, each of which hides the suggestion. */
 const RELATED: [string, (owner: Person, other: Person) => Promise<void>][] = [

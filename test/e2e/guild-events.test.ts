@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { api } from './client.js';
-import { peopleOnline, type Online } from './social.fixtures.js';
+import { peopleOnline, portOffset, type Online } from './social.fixtures.js';
 import { GatewayClient, type Dispatch } from './ws-client.js';
 
 /** VIEW_CHANNEL (1 << 10). */
@@ -12,8 +12,7 @@ let grpc: ServiceClient<typeof GuildsService> | undefined;
 
 /** Guilds' gRPC API, as the invites service calls it to join a user to a guild. */
 function guildsGrpc(): ServiceClient<typeof GuildsService> {
-  const offset = Number(new URL(inject('gatewayOrigin')).port) - 8080;
-  grpc ??= createClient(GuildsService, `127.0.0.1:${50054 + offset}`, 5000);
+  grpc ??= createClient(GuildsService, `127.0.0.1:${50054 + portOffset()}`, 5000);
   return grpc;
 }
 

@@ -17,9 +17,9 @@ import {
   type Person,
   type Tuple,
   peopleOnline,
+  put,
 } from './social.fixtures.js';
 
-const put = (from: Person, to: Person, body: unknown = {}) => api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
 const ignore = (from: Person, to: Person) => api('PUT', `/users/@me/relationships/${to.id}/ignore`, { token: from.token });
 
 /**

@@ -12,6 +12,7 @@ import {
   socialGrpc,
   type Person,
   type Relationship,
+  put,
 } from './social.fixtures.js';
 
 /**
@@ -19,8 +20,6 @@ import {
  * the users it shows are unchanged. Every test reads both users' lists BEFORE a change (so both are
  * cached) and right after it: the very next GET must show the change, on both sides.
  */
-
-const put = (from: Person, to: Person, body: unknown = {}) => api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
 
 /** Each row of `p`'s list as `<id> <rowSig>`, sorted: what the list says, compactly. */
 async function listed(p: Person): Promise<string[]> {

@@ -10,6 +10,7 @@ import {
   socialDatabase,
   strangerId,
   type Person,
+  put,
 } from './social.fixtures.js';
 
 const MAX_FRIENDS = { code: 30002, message: 'Maximum number of friends reached (1000)' };
@@ -20,8 +21,6 @@ afterAll(async () => {
   closeSocialGrpc();
   await db.end();
 });
-
-const put = (from: Person, to: Person, body: unknown = {}) => api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
 
 /**
  * Gives a user 998 friends without registering 998 users (argon2 makes that minutes): both rows

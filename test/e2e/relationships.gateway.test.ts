@@ -10,10 +10,10 @@ import {
   relationships,
   settle,
   type Person,
+  put,
 } from './social.fixtures.js';
 import { GatewayClient } from './ws-client.js';
 
-const put = (from: Person, to: Person, body: unknown = {}) => api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
 const del = (from: Person, path: string) => api('DELETE', `/users/@me/relationships/${path}`, { token: from.token });
 const byId = <T extends { id: string }>(list: T[]) => [...list].sort((x, y) => x.id.localeCompare(y.id));
 

@@ -1,11 +1,11 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { api } from './client.js';
-import { expectNoContent, people, rowFor, type Person } from './social.fixtures.js';
+import { expectNoContent, people, portOffset, rowFor, type Person } from './social.fixtures.js';
 
 /** The guilds service's gRPC port in the system under test (scripts/processes.mjs, same offset as the edge). */
-const guilds = createClient(GuildsService, `127.0.0.1:${50054 + Number(new URL(inject('gatewayOrigin')).port) - 8080}`, 5000);
+const guilds = createClient(GuildsService, `127.0.0.1:${50054 + portOffset()}`, 5000);
 afterAll(() => guilds.close());
 
 const send = (from: Person, to: Person) => api('POST', '/users/@me/relationships', { token: from.token, body: { username: to.username } });

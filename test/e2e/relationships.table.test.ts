@@ -1,6 +1,16 @@
 import { afterAll, describe, it } from 'vitest';
 import { api } from './client.js';
-import { closeSocialGrpc, eventSig, expectNoContent, relationships, rowSig, settle, type Online, peopleOnline } from './social.fixtures.js';
+import {
+  closeSocialGrpc,
+  eventSig,
+  expectNoContent,
+  put,
+  relationships,
+  rowSig,
+  settle,
+  type Online,
+  peopleOnline,
+} from './social.fixtures.js';
 
 /**
  * Every starting state of a pair × every action of A, through the edge with real sockets: the HTTP
@@ -20,8 +30,6 @@ type Action =
   | 'PUT ignore'
   | 'DELETE ignore'
   | 'PATCH nickname';
-
-const put = (from: Online, to: Online, body: unknown) => api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
 
 const ARRANGE: Record<Start, (a: Online, b: Online) => Promise<void>> = {
   none: async () => undefined,

@@ -30,7 +30,7 @@ export interface Relationship {
 }
 
 /** The edge's port tells the offset the whole system was started with (scripts/processes.mjs). */
-function portOffset(): number {
+export function portOffset(): number {
   return Number(new URL(inject('gatewayOrigin')).port) - 8080;
 }
 
@@ -128,10 +128,14 @@ export function rowSig(r: Relationship | undefined): string {
   return sig;
 }
 
+/** PUT /users/@me/relationships/:id as `from`: sends a request to `to`, or accepts theirs. */
+export const put = (from: Person, to: Person, body: unknown = {}) =>
+  api('PUT', `/users/@me/relationships/${to.id}`, { token: from.token, body });
+
 /** Makes two users friends through the API: a sends, b accepts. */
 export async function befriend(a: Person, b: Person): Promise<void> {
-  expectNoContent(await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: {} }));
-  expectNoContent(await api('PUT', `/users/@me/relationships/${a.id}`, { token: b.token, body: { confirm_stranger_request: true } }));
+  expectNoContent(await put(a, b));
+  expectNoContent(await put(b, a, { confirm_stranger_request: true }));
 }
 
 export function expectNoContent(res: { status: number; json: unknown }): void {
@@ -141,7 +145,6 @@ export function expectNoContent(res: { status: number; json: unknown }): void {
 /** A connection to social's own database (`<DB_PREFIX>_social`), for seeding what the API would take too long to build. */
 export function socialDatabase(): pg.Pool {
   const url = new URL(inject('stores').DATABASE_URL);
-  // The database prefix the system was started with (test/e2e/system.setup.ts).
-  url.pathname = `/${process.env.E2E_DB_PREFIX ?? 'kith_e2e'}_social`;
+  url.pathname = `/${inject('dbPrefix')}_social`;
   return new pg.Pool({ connectionString: url.toString(), max: 2 });
 }

@@ -7,6 +7,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     gatewayOrigin: string;
+    /** DB_PREFIX the system was started with: its databases are `<dbPrefix>_<service>`. */
+    dbPrefix: string;
   }
 }
 
@@ -61,6 +63,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   child.stderr!.pipe(process.stderr);
   project.provide('baseUrl', baseUrl);
   project.provide('gatewayOrigin', new URL(baseUrl).origin);
+  project.provide('dbPrefix', DB_PREFIX);
   return async () => {
     await stopChild(child);
     await stopStores();
