@@ -119,16 +119,27 @@ export class RolesService {
    */
   async reorder(userId: string, guildId: string, moves: { id: string; position?: number | null }[]) {
     return this.inGuild(userId, guildId, async (trx, actor) => {
-      const events: DomainEvent[] = [];
+      // A role named twice moves to its last position, once.
+      const targets = new Map<string, number>();
       for (const move of moves) {
         const role = actor.roles.find((r) => r.id === move.id);
         if (!role) throw guildErrors.unknownRole();
         if (move.position === undefined || move.position === null || role.id === guildId || move.position === role.position) continue;
         requireAbove(actor, role.position);
         requireAbove(actor, move.position);
-        const updated = await rolesStore.updateRole(trx, role.id, { position: Math.max(1, move.position) });
-        events.push({ name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } });
+        targets.delete(role.id);
+        targets.set(role.id, Math.max(1, move.position));
       }
+      const updated = await rolesStore.setPositions(
+        trx,
+        guildId,
+        [...targets].map(([id, position]) => ({ id, position })),
+      );
+      const events: DomainEvent[] = [...targets.keys()].map((id) => ({
+        name: 'GUILD_ROLE_UPDATE',
+        audience: { guilds: [guildId] },
+        data: { guild_id: guildId, role: renderRole(updated.get(id)!) },
+      }));
       await this.deps.outbox.enqueue(trx, events);
       return (await rolesStore.roles(trx, guildId)).map(renderRole);
     });

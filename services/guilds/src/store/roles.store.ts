@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from './guilds.store.js';
 import type { RolesTable } from './schema.js';
 
@@ -20,6 +20,19 @@ export const rolesStore = {
 
   async updateRole(trx: Db, roleId: string, changes: Updateable<RolesTable>): Promise<RoleRow> {
     return trx.updateTable('roles').set(changes).where('id', '=', roleId).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /**
+   * Moves several roles of one guild in one statement (a reorder is one round trip, not one per
+   * role); answers the updated rows by id. Ids must be distinct.
+   */
+  async setPositions(trx: Db, guildId: string, moves: readonly { id: string; position: number }[]): Promise<Map<string, RoleRow>> {
+    if (moves.length === 0) return new Map();
+    const values = sql.join(moves.map((m) => sql`(${m.id}::bigint, ${m.position}::int)`));
+    const { rows } = await sql<RoleRow>`
+      UPDATE roles SET position = moves.position FROM (VALUES ${values}) AS moves(id, position)
+      WHERE roles.id = moves.id AND roles.guild_id = ${guildId} RETURNING roles.*`.execute(trx);
+    return new Map(rows.map((r) => [r.id, r]));
   },
 
   async deleteRole(trx: Db, roleId: string): Promise<void> {

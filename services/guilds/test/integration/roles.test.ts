@@ -213,4 +213,31 @@ describe('editing, reordering and deleting roles', () => {
     expect(bad.body.code).toBe(50035);
     expect((await api(stack, owner, 'PATCH', `/guilds/${guild.id}/roles`, [{ id: '1234', position: 1 }])).body.code).toBe(10011);
   });
+
+  it('when a reorder moves several roles, then each moved role gets one GUILD_ROLE_UPDATE with its new position, a role named twice moves once to its last place, and an unmoved one is silent', async () => {
+    const guild = await createGuild(stack, owner);
+    const names = ['a', 'b', 'c'];
+    const roles: Body[] = [];
+    for (const name of names) roles.push((await api(stack, owner, 'POST', `/guilds/${guild.id}/roles`, { name })).body);
+    const [a, b, c] = roles.map((r) => r.id as string) as [string, string, string];
+    const ofGuild = (e: { data: Body }) => e.data.guild_id === guild.id;
+    const before = (await outboxEvents(stack, 'GUILD_ROLE_UPDATE', ofGuild)).length; // creations shift roles up
+    // Each new role starts at 1 and pushes the others up: c 1, b 2, a 3.
+    const res = await api(stack, owner, 'PATCH', `/guilds/${guild.id}/roles`, [
+      { id: a, position: 2 },
+      { id: b, position: 9 },
+      { id: a, position: 1 },
+      { id: b, position: 3 },
+      { id: c, position: 1 },
+    ]);
+    expect(res.status).toBe(200);
+    const byId = new Map(res.body.map((r: Body) => [r.id, r.position]));
+    expect([byId.get(a), byId.get(b), byId.get(c)]).toEqual([1, 3, 1]);
+    const updates = (await outboxEvents(stack, 'GUILD_ROLE_UPDATE', ofGuild)).slice(before);
+    // c was already at 1: no event for it; a and b once each, in the order of their last move.
+    expect(updates.map((e) => [e.data.role.id, e.data.role.position])).toEqual([
+      [a, 1],
+      [b, 3],
+    ]);
+  });
 });
