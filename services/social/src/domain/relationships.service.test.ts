@@ -25,15 +25,20 @@ class MemoryStore implements RelationshipStore {
       getPair: async (a, b) => [rows.get(`${a}:${b}`), rows.get(`${b}:${a}`)],
       put: async (...put) => put.forEach((row) => rows.set(`${row.user_id}:${row.target_id}`, { ...row })),
       delete: async (u, t) => void rows.delete(`${u}:${t}`),
-      friendCounts: async (ids) =>
-        new Map(ids.map((u) => [u, [...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).length])),
-      mutualFriendCount: async (a, b) => {
+      pairState: async (a, b, options) => {
         const friendsOf = (u: string) =>
           new Set([...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).map((r) => r.target_id));
-        const fb = friendsOf(b);
-        return [...friendsOf(a)].filter((x) => fb.has(x)).length;
+        const [fa, fb] = [friendsOf(a), friendsOf(b)];
+        return {
+          mine: rows.get(`${a}:${b}`),
+          theirs: rows.get(`${b}:${a}`),
+          friendCounts: [fa.size, fb.size],
+          mutualFriends: options.mutualFriends ? [...fa].filter((x) => fb.has(x)).length : 0,
+          outgoingSince: options.outgoingSince
+            ? [...rows.values()].filter((r) => r.user_id === a && r.type === T.OUTGOING_REQUEST).length
+            : 0,
+        };
       },
-      outgoingRequestsSince: async (u) => [...rows.values()].filter((r) => r.user_id === u && r.type === T.OUTGOING_REQUEST).length,
       emit: async (e) => void events.push(e),
     };
     const result = await fn(tx);
