@@ -299,6 +299,31 @@ describe('relationship state machine', () => {
     expect(s.store.eventsFor(A)).toEqual(['RELATIONSHIP_UPDATE:1', 'RELATIONSHIP_REMOVE:1', 'RELATIONSHIP_ADD:0']);
   });
 
+  it('when a removal shows a kept ignore row, then its user comes from the shown-users source, and auth is not asked', async () => {
+    const s = setup();
+    await arrange(s, 'friends');
+    await s.service.ignore(A, B);
+    const asked: string[][] = [];
+    const cached = new Map([A, B].map((id) => [id, user(id, { global_name: `cached ${id.slice(-1)}` })]));
+    const live: UserDirectory = {
+      getUsers: async () => {
+        throw new Error('a removal must not ask auth');
+      },
+      findByUsername: async () => undefined,
+      friendSourceFlags: async () => ({ all: true, mutual_friends: true, mutual_guilds: true }),
+    };
+    const shown = {
+      getUsers: async (ids: string[]) => {
+        asked.push(ids);
+        return new Map(ids.map((id) => [id, cached.get(id)!]));
+      },
+    };
+    await new RelationshipsService(s.store, live, null, undefined, shown).remove(A, B);
+    expect(asked).toEqual([[A, B]]);
+    const kept = s.store.events.find((e) => e.name === 'RELATIONSHIP_ADD' && e.audience.users?.includes(A));
+    expect(kept?.data).toMatchObject({ type: T.NONE, user: { id: B, global_name: 'cached 2' } });
+  });
+
   it('when B was ignored by A and sends a request, then A is not notified', async () => {
     const s = setup();
     await s.service.ignore(A, B);

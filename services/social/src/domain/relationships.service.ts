@@ -35,6 +35,11 @@ export class RelationshipsService {
     private readonly users: UserDirectory,
     private readonly guilds: GuildDirectory | null,
     private readonly now: () => Date = () => new Date(),
+    /**
+     * Users only shown in an event, never checked (a removal's kept ignore row): a cache may answer,
+     * as it does for the list, which shows the same users.
+     */
+    private readonly shownUsers: Pick<UserDirectory, 'getUsers'> = users,
   ) {}
 
   async sendByUsername(actorId: string, username: string, discriminator: string | null): Promise<void> {
@@ -121,7 +126,7 @@ export class RelationshipsService {
 
   /** Cancels, declines, unfriends or unblocks; a pending or friend pair ends on both sides. */
   async remove(actorId: string, targetId: string): Promise<void> {
-    const users = await this.users.getUsers([actorId, targetId]);
+    const users = await this.shownUsers.getUsers([actorId, targetId]);
     await this.store.withUsersLocked([actorId, targetId], (tx) => this.removePair(tx, actorId, targetId, users));
   }
 
@@ -132,7 +137,7 @@ export class RelationshipsService {
     );
     if (incoming.length === 0) return;
     const senders = incoming.map((r) => r.target_id);
-    const users = await this.users.getUsers([actorId, ...senders]);
+    const users = await this.shownUsers.getUsers([actorId, ...senders]);
     await this.store.withUsersLocked([actorId, ...senders], async (tx) => {
       for (const sender of senders) {
         const [mine, theirs] = await tx.getPair(actorId, sender);
