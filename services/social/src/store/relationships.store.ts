@@ -1,5 +1,17 @@
-import { sql, type DomainEvent, type Kysely } from '@kith/platform';
-import { CompiledQuery, RawNode, type OperationNode, type OperationNodeSource, type QueryResult, type Transaction } from 'kysely';
+import { sql, type DomainEvent } from '@kith/platform';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  RawNode,
+  type DatabaseConnection,
+  type Driver,
+  type OperationNode,
+  type OperationNodeSource,
+  type Transaction,
+} from 'kysely';
 import type { PairState, RelationshipStore, RelationshipTx } from '../domain/ports.js';
 import type { RelationshipRow, RelationshipType } from '../domain/relationship.types.js';
 import type { SocialDatabase } from './schema.js';
@@ -207,22 +219,15 @@ class PgRelationshipTx implements RelationshipTx {
 
   /**
    * The statements the platform's outbox would run for the events, compiled but not sent: its
-   * enqueue is handed an executor that keeps each query it is given instead of running it (it
-   * reads nothing back from them).
+   * enqueue gets a transaction of a Kysely that keeps queries instead of running them (it reads
+   * nothing back from them).
    */
   private async captureOutbox(emit: Emit): Promise<CompiledQuery[]> {
-    const real = this.conn.getExecutor();
-    const captured: CompiledQuery[] = [];
-    const keeping = {
-      transformQuery: real.transformQuery.bind(real),
-      compileQuery: real.compileQuery.bind(real),
-      executeQuery: async (query: CompiledQuery): Promise<QueryResult<never>> => {
-        captured.push(query);
-        return { rows: [] };
-      },
-    };
-    await emit({ getExecutor: () => keeping } as unknown as Transaction<SocialDatabase>, this.events);
-    return captured;
+    const kept: CompiledQuery[] = [];
+    await keepingDatabase(kept)
+      .transaction()
+      .execute((trx) => emit(trx, this.events));
+    return kept;
   }
 
   /**
@@ -249,6 +254,38 @@ class PgRelationshipTx implements RelationshipTx {
   private compile(node: RawNode): CompiledQuery {
     return sql`${{ toOperationNode: () => node }}`.compile(this.conn);
   }
+}
+
+/** A Kysely for PostgreSQL whose queries are compiled and kept in `kept`, never sent anywhere. */
+function keepingDatabase(kept: CompiledQuery[]): Kysely<SocialDatabase> {
+  const connection: DatabaseConnection = {
+    executeQuery: async (query) => {
+      kept.push(query);
+      return { rows: [] };
+    },
+    // eslint-disable-next-line require-yield
+    streamQuery: async function* () {
+      throw new Error('a kept query cannot be streamed');
+    },
+  };
+  const nothing = async () => {};
+  const driver: Driver = {
+    init: nothing,
+    acquireConnection: async () => connection,
+    beginTransaction: nothing,
+    commitTransaction: nothing,
+    rollbackTransaction: nothing,
+    releaseConnection: nothing,
+    destroy: nothing,
+  };
+  return new Kysely<SocialDatabase>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+    },
+  });
 }
 
 /**
