@@ -40,9 +40,10 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
       const emit: Emit = (trx, events) => outbox.enqueue(trx, events);
       const users = new AuthUserDirectory(auth);
       const store = new PgRelationshipStore(db, emit);
-      const relationships = new RelationshipsService(store, users, new GrpcGuildDirectory(guilds, log));
-      // Only the list renders cached users: the state machine checks users (bots, existence) live.
+      // Only what is shown (the list, a removal's events) uses cached users: the state machine checks
+      // users (bots, existence) live.
       const cachedUsers = new UserCache(users, { ttlMs: config.USER_CACHE_TTL_MS, maxEntries: config.USER_CACHE_MAX_ENTRIES });
+      const relationships = new RelationshipsService(store, users, new GrpcGuildDirectory(guilds, log), undefined, cachedUsers);
       const userUpdates = followUserUpdates(nats, cachedUsers, log);
       const lists = new RelationshipListCache(store, cachedUsers, {
         ttlMs: config.USER_CACHE_TTL_MS,

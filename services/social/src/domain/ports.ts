@@ -29,13 +29,27 @@ export interface RelationshipTx {
   /** Writes rows (one statement for all of them). */
   put(...rows: RelationshipRow[]): Promise<void>;
   delete(userId: string, targetId: string): Promise<void>;
-  /** Friends of each of these users, in one read. */
-  friendCounts(userIds: string[]): Promise<Map<string, number>>;
-  mutualFriendCount(a: string, b: string): Promise<number>;
-  /** Outgoing requests this user sent since a time, for the spam rule. */
-  outgoingRequestsSince(userId: string, since: Date): Promise<number>;
+  /**
+   * Everything a request or an accept decides on, in one read: both rows of the pair, both users'
+   * friend counts, and on request their mutual friends and the outgoing requests `a` sent since a
+   * time (the spam rule; 0 when `outgoingSince` is null).
+   */
+  pairState(a: string, b: string, options: { mutualFriends: boolean; outgoingSince: Date | null }): Promise<PairState>;
   /** Queues an event; every queued one is written to the outbox at the end, in one statement, before commit. */
   emit(event: DomainEvent): Promise<void>;
+}
+
+export interface PairState {
+  /** What `a` says of `b`. */
+  mine: RelationshipRow | undefined;
+  /** What `b` says of `a`. */
+  theirs: RelationshipRow | undefined;
+  /** Friends of `a` and of `b`. */
+  friendCounts: [number, number];
+  /** Friends `a` and `b` share (0 unless asked for). */
+  mutualFriends: number;
+  /** Outgoing requests `a` sent since `outgoingSince` (0 unless asked for). */
+  outgoingSince: number;
 }
 
 export interface RelationshipStore {

@@ -25,15 +25,20 @@ class MemoryStore implements RelationshipStore {
       getPair: async (a, b) => [rows.get(`${a}:${b}`), rows.get(`${b}:${a}`)],
       put: async (...put) => put.forEach((row) => rows.set(`${row.user_id}:${row.target_id}`, { ...row })),
       delete: async (u, t) => void rows.delete(`${u}:${t}`),
-      friendCounts: async (ids) =>
-        new Map(ids.map((u) => [u, [...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).length])),
-      mutualFriendCount: async (a, b) => {
+      pairState: async (a, b, options) => {
         const friendsOf = (u: string) =>
           new Set([...rows.values()].filter((r) => r.user_id === u && r.type === T.FRIEND).map((r) => r.target_id));
-        const fb = friendsOf(b);
-        return [...friendsOf(a)].filter((x) => fb.has(x)).length;
+        const [fa, fb] = [friendsOf(a), friendsOf(b)];
+        return {
+          mine: rows.get(`${a}:${b}`),
+          theirs: rows.get(`${b}:${a}`),
+          friendCounts: [fa.size, fb.size],
+          mutualFriends: options.mutualFriends ? [...fa].filter((x) => fb.has(x)).length : 0,
+          outgoingSince: options.outgoingSince
+            ? [...rows.values()].filter((r) => r.user_id === a && r.type === T.OUTGOING_REQUEST).length
+            : 0,
+        };
       },
-      outgoingRequestsSince: async (u) => [...rows.values()].filter((r) => r.user_id === u && r.type === T.OUTGOING_REQUEST).length,
       emit: async (e) => void events.push(e),
     };
     const result = await fn(tx);
@@ -292,6 +297,31 @@ describe('relationship state machine', () => {
     await s.service.remove(A, B);
     expect(s.store.rows.get(`${A}:${B}`)).toMatchObject({ type: T.NONE, user_ignored: true });
     expect(s.store.eventsFor(A)).toEqual(['RELATIONSHIP_UPDATE:1', 'RELATIONSHIP_REMOVE:1', 'RELATIONSHIP_ADD:0']);
+  });
+
+  it('when a removal shows a kept ignore row, then its user comes from the shown-users source, and auth is not asked', async () => {
+    const s = setup();
+    await arrange(s, 'friends');
+    await s.service.ignore(A, B);
+    const asked: string[][] = [];
+    const cached = new Map([A, B].map((id) => [id, user(id, { global_name: `cached ${id.slice(-1)}` })]));
+    const live: UserDirectory = {
+      getUsers: async () => {
+        throw new Error('a removal must not ask auth');
+      },
+      findByUsername: async () => undefined,
+      friendSourceFlags: async () => ({ all: true, mutual_friends: true, mutual_guilds: true }),
+    };
+    const shown = {
+      getUsers: async (ids: string[]) => {
+        asked.push(ids);
+        return new Map(ids.map((id) => [id, cached.get(id)!]));
+      },
+    };
+    await new RelationshipsService(s.store, live, null, undefined, shown).remove(A, B);
+    expect(asked).toEqual([[A, B]]);
+    const kept = s.store.events.find((e) => e.name === 'RELATIONSHIP_ADD' && e.audience.users?.includes(A));
+    expect(kept?.data).toMatchObject({ type: T.NONE, user: { id: B, global_name: 'cached 2' } });
   });
 
   it('when B was ignored by A and sends a request, then A is not notified', async () => {

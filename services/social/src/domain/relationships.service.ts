@@ -1,5 +1,5 @@
 import { ApiError, snowflakeTime } from '@kith/platform';
-import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
+import type { GuildDirectory, PairState, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import {
   MAX_FRIENDS,
   RelationshipType as T,
@@ -35,6 +35,11 @@ export class RelationshipsService {
     private readonly users: UserDirectory,
     private readonly guilds: GuildDirectory | null,
     private readonly now: () => Date = () => new Date(),
+    /**
+     * Users only shown in an event, never checked (a removal's kept ignore row): a cache may answer,
+     * as it does for the list, which shows the same users.
+     */
+    private readonly shownUsers: Pick<UserDirectory, 'getUsers'> = users,
   ) {}
 
   async sendByUsername(actorId: string, username: string, discriminator: string | null): Promise<void> {
@@ -45,16 +50,20 @@ export class RelationshipsService {
 
   /** PUT with `type` omitted or -1: accept their request, or ask them. */
   async requestOrAcceptById(actorId: string, targetId: string, options: CreateOptions): Promise<void> {
-    await this.requestOrAccept(actorId, await this.userOrThrow(targetId), options);
+    // Both users in one call to auth; the errors stay in the order they had when asked one by one.
+    const users = await this.users.getUsers([actorId, targetId]);
+    const target = users.get(targetId);
+    if (!target) throw ApiError.of('UNKNOWN_USER');
+    await this.requestOrAccept(actorId, target, options, users.get(actorId));
   }
 
   /** PUT with `type` 1: only accepts a request they sent. */
   async acceptById(actorId: string, targetId: string, options: CreateOptions): Promise<void> {
     const [actor, target] = await this.pair(actorId, targetId);
     await this.store.withUsersLocked([actorId, targetId], async (tx) => {
-      const [mine, theirs] = await tx.getPair(actorId, targetId);
-      if (mine?.type !== T.INCOMING_REQUEST) throw ApiError.of('NO_INCOMING_REQUEST');
-      await this.accept(tx, actor, target, mine, theirs, options);
+      const state = await tx.pairState(actorId, targetId, { mutualFriends: false, outgoingSince: null });
+      if (state.mine?.type !== T.INCOMING_REQUEST) throw ApiError.of('NO_INCOMING_REQUEST');
+      await this.accept(tx, actor, target, state.mine, state, options);
     });
   }
 
@@ -117,7 +126,7 @@ export class RelationshipsService {
 
   /** Cancels, declines, unfriends or unblocks; a pending or friend pair ends on both sides. */
   async remove(actorId: string, targetId: string): Promise<void> {
-    const users = await this.users.getUsers([actorId, targetId]);
+    const users = await this.shownUsers.getUsers([actorId, targetId]);
     await this.store.withUsersLocked([actorId, targetId], (tx) => this.removePair(tx, actorId, targetId, users));
   }
 
@@ -128,27 +137,35 @@ export class RelationshipsService {
     );
     if (incoming.length === 0) return;
     const senders = incoming.map((r) => r.target_id);
-    const users = await this.users.getUsers([actorId, ...senders]);
+    const users = await this.shownUsers.getUsers([actorId, ...senders]);
     await this.store.withUsersLocked([actorId, ...senders], async (tx) => {
       for (const sender of senders) {
-        const mine = await tx.get(actorId, sender);
-        if (mine?.type === T.INCOMING_REQUEST) await this.removePair(tx, actorId, sender, users);
+        const [mine, theirs] = await tx.getPair(actorId, sender);
+        if (mine?.type === T.INCOMING_REQUEST) await this.dropPair(tx, mine, theirs, users);
       }
     });
   }
 
   private async removePair(tx: RelationshipTx, actorId: string, targetId: string, users: Map<string, PartialUser>): Promise<void> {
-    const mine = await tx.get(actorId, targetId);
-    if (!mine) return;
-    await this.drop(tx, mine, users.get(targetId));
-    if (!isPairType(mine.type)) return;
-    const theirs = await tx.get(targetId, actorId);
-    if (theirs && theirs.type !== T.BLOCKED) await this.drop(tx, theirs, users.get(actorId));
+    // Both rows in one read: dropping one side never changes the other's row.
+    const [mine, theirs] = await tx.getPair(actorId, targetId);
+    if (mine) await this.dropPair(tx, mine, theirs, users);
   }
 
-  private async requestOrAccept(actorId: string, target: PartialUser, options: CreateOptions): Promise<void> {
+  private async dropPair(
+    tx: RelationshipTx,
+    mine: RelationshipRow,
+    theirs: RelationshipRow | undefined,
+    users: Map<string, PartialUser>,
+  ): Promise<void> {
+    await this.drop(tx, mine, users.get(mine.target_id));
+    if (!isPairType(mine.type)) return;
+    if (theirs && theirs.type !== T.BLOCKED) await this.drop(tx, theirs, users.get(mine.user_id));
+  }
+
+  private async requestOrAccept(actorId: string, target: PartialUser, options: CreateOptions, known?: PartialUser): Promise<void> {
     if (actorId === target.id) throw ApiError.of('FRIEND_REQUEST_SELF');
-    const actor = await this.userOrThrow(actorId);
+    const actor = known ?? (await this.userOrThrow(actorId));
     if (actor.bot || target.bot) throw ApiError.of('BOTS_CANNOT_HAVE_FRIENDS');
     // One question to guilds decides both the privacy setting's "mutual guilds" and whether this is a stranger's request.
     const [flags, mutualGuilds] = await Promise.all([
@@ -157,20 +174,22 @@ export class RelationshipsService {
     ]);
     const sharesGuild = mutualGuilds.length > 0;
     const sharesSmallGuild = mutualGuilds.some((g) => g.memberCount <= SMALL_GUILD_MEMBERS);
+    const spamSince = this.spamWindowStart(actorId);
     await this.store.withUsersLocked([actorId, target.id], async (tx) => {
-      const [mine, theirs] = await tx.getPair(actorId, target.id);
+      // One read for every check below (the counts are cheap next to a round trip each).
+      const state = await tx.pairState(actorId, target.id, { mutualFriends: true, outgoingSince: spamSince });
+      const { mine, theirs } = state;
       if (mine?.type === T.BLOCKED || theirs?.type === T.BLOCKED) throw ApiError.of('FRIEND_REQUEST_BLOCKED');
       if (mine?.type === T.FRIEND) throw ApiError.of('ALREADY_FRIENDS');
-      if (mine?.type === T.INCOMING_REQUEST) return this.accept(tx, actor, target, mine, theirs, options);
+      if (mine?.type === T.INCOMING_REQUEST) return this.accept(tx, actor, target, mine, state, options);
       if (mine?.type === T.OUTGOING_REQUEST) return;
-      const mutualFriends = await tx.mutualFriendCount(actorId, target.id);
-      if (!allowedBy(flags, mutualFriends > 0, sharesGuild)) throw ApiError.of('FRIEND_REQUESTS_DISABLED');
-      await this.assertUnderCap(tx, actorId, target.id);
+      if (!allowedBy(flags, state.mutualFriends > 0, sharesGuild)) throw ApiError.of('FRIEND_REQUESTS_DISABLED');
+      assertUnderCap(state);
       const outgoing = this.row(actorId, target.id, T.OUTGOING_REQUEST, { user_ignored: mine?.user_ignored ?? false });
       const incoming = this.row(target.id, actorId, T.INCOMING_REQUEST, {
         user_ignored: theirs?.user_ignored ?? false,
-        stranger_request: mutualFriends === 0 && !sharesSmallGuild,
-        is_spam_request: await this.looksLikeSpam(tx, actorId),
+        stranger_request: state.mutualFriends === 0 && !sharesSmallGuild,
+        is_spam_request: spamSince !== null && state.outgoingSince >= SPAM_PENDING_REQUESTS,
       });
       await tx.put(outgoing, incoming);
       await emit(tx, 'RELATIONSHIP_ADD', actorId, relationshipView(outgoing, target));
@@ -187,14 +206,14 @@ export class RelationshipsService {
     actor: PartialUser,
     target: PartialUser,
     mine: RelationshipRow,
-    theirs: RelationshipRow | undefined,
+    state: PairState,
     options: CreateOptions,
   ) {
     if (mine.stranger_request && options.confirmStranger === false)
       throw ApiError.form({ confirm_stranger_request: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
-    await this.assertUnderCap(tx, actor.id, target.id);
+    assertUnderCap(state);
     const mineNow = this.row(actor.id, target.id, T.FRIEND, { user_ignored: mine.user_ignored });
-    const theirsNow = this.row(target.id, actor.id, T.FRIEND, { user_ignored: theirs?.user_ignored ?? false });
+    const theirsNow = this.row(target.id, actor.id, T.FRIEND, { user_ignored: state.theirs?.user_ignored ?? false });
     await tx.put(mineNow, theirsNow);
     await emit(tx, 'RELATIONSHIP_ADD', actor.id, relationshipView(mineNow, target));
     await emit(tx, 'RELATIONSHIP_ADD', target.id, relationshipView(theirsNow, actor));
@@ -209,16 +228,14 @@ export class RelationshipsService {
     await emit(tx, 'RELATIONSHIP_ADD', row.user_id, relationshipView(kept, target));
   }
 
-  private async assertUnderCap(tx: RelationshipTx, a: string, b: string): Promise<void> {
-    const counts = await tx.friendCounts([a, b]);
-    if ((counts.get(a) ?? 0) >= MAX_FRIENDS || (counts.get(b) ?? 0) >= MAX_FRIENDS) throw ApiError.of('MAX_FRIENDS');
-  }
-
-  /** Documented rule: an account younger than a day with 10+ requests sent in the last day. */
-  private async looksLikeSpam(tx: RelationshipTx, senderId: string): Promise<boolean> {
+  /**
+   * Documented spam rule: an account younger than a day with 10+ requests sent in the last day.
+   * The start of that day for a new account; null for an older one, which is never flagged.
+   */
+  private spamWindowStart(senderId: string): Date | null {
     const now = this.now();
-    if (now.getTime() - snowflakeTime(senderId).getTime() > SPAM_ACCOUNT_AGE_MS) return false;
-    return (await tx.outgoingRequestsSince(senderId, new Date(now.getTime() - SPAM_ACCOUNT_AGE_MS))) >= SPAM_PENDING_REQUESTS;
+    if (now.getTime() - snowflakeTime(senderId).getTime() > SPAM_ACCOUNT_AGE_MS) return null;
+    return new Date(now.getTime() - SPAM_ACCOUNT_AGE_MS);
   }
 
   private row(userId: string, targetId: string, type: RelationshipRow['type'], extra: Partial<RelationshipRow>): RelationshipRow {
@@ -255,6 +272,10 @@ export class RelationshipsService {
 /** Friends and requests exist on both sides at once; blocks, ignores and affinities are one side's own. */
 function isPairType(type: RelationshipRow['type']): boolean {
   return type === T.FRIEND || type === T.INCOMING_REQUEST || type === T.OUTGOING_REQUEST;
+}
+
+function assertUnderCap(state: PairState): void {
+  if (state.friendCounts.some((n) => n >= MAX_FRIENDS)) throw ApiError.of('MAX_FRIENDS');
 }
 
 function allowedBy(flags: FriendSourceFlags, mutualFriend: boolean, mutualGuild: boolean): boolean {

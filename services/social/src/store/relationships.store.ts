@@ -1,6 +1,18 @@
-import { sql, type DomainEvent, type Kysely } from '@kith/platform';
-import type { Transaction } from 'kysely';
-import type { RelationshipStore, RelationshipTx } from '../domain/ports.js';
+import { sql, type DomainEvent } from '@kith/platform';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  RawNode,
+  type DatabaseConnection,
+  type Driver,
+  type OperationNode,
+  type OperationNodeSource,
+  type Transaction,
+} from 'kysely';
+import type { PairState, RelationshipStore, RelationshipTx } from '../domain/ports.js';
 import type { RelationshipRow, RelationshipType } from '../domain/relationship.types.js';
 import type { SocialDatabase } from './schema.js';
 
@@ -10,6 +22,23 @@ export type Emit = (trx: Transaction<SocialDatabase>, events: DomainEvent[]) => 
 type Row = Omit<RelationshipRow, 'type'> & { type: number };
 const toRow = (r: Row): RelationshipRow => ({ ...r, type: r.type as RelationshipType });
 
+/** A user id fit to be written into SQL text as an integer literal: digits only, within bigint. */
+const BIGINT_ID = /^[1-9][0-9]{0,18}$/;
+const isBigintId = (id: string): boolean => BIGINT_ID.test(id) && BigInt(id) <= 9223372036854775807n;
+
+/**
+ * Every change runs as few round trips as its reads allow (each one costs this machine far more than
+ * the work it carries):
+ *  1. `BEGIN; SELECT pg_advisory_xact_lock(...)`: one simple-protocol message (no parameters, the ids
+ *     are checked integer literals);
+ *  2. the reads, the several a decision needs in one statement;
+ *  3. the writes, as data-modifying CTEs of the outbox's own INSERT+NOTIFY statement, and COMMIT, in
+ *     one simple-protocol message (the values written in as escaped literals).
+ * Writes are held until the transaction ends, or until a read comes after them (a read must see
+ * them), and never two to the same row in one statement. Anything that cannot take this path (a
+ * value that is no plain scalar, a NUL byte, an id that is not an integer) takes the ordinary one:
+ * the same statements with parameters, each on its own.
+ */
 export class PgRelationshipStore implements RelationshipStore {
   constructor(
     private readonly db: Kysely<SocialDatabase>,
@@ -29,27 +58,49 @@ export class PgRelationshipStore implements RelationshipStore {
 
   withUsersLocked<T>(userIds: string[], fn: (tx: RelationshipTx) => Promise<T>): Promise<T> {
     const ordered = [...new Set(userIds)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
-    return this.db.transaction().execute(async (trx) => {
-      // Transaction-scoped advisory locks keyed by user id, always taken in id order: every
-      // change touching a user is serialised, and two changes can never wait on each other. One
-      // statement: a function scan over the sorted array locks row by row, in array order.
-      await sql`SELECT pg_advisory_xact_lock(id) FROM unnest(${ordered}::bigint[]) AS u(id)`.execute(trx);
-      const tx = new PgRelationshipTx(trx);
-      const result = await fn(tx);
-      // The change's events, all in one statement, in the order they were emitted.
-      if (tx.events.length > 0) await this.emit(trx, tx.events);
-      return result;
+    return this.db.connection().execute(async (conn) => {
+      let open = false;
+      try {
+        // Transaction-scoped advisory locks keyed by user id, always taken in id order: every
+        // change touching a user is serialised, and two changes can never wait on each other. One
+        // statement: a function scan over the sorted array locks row by row, in array order.
+        if (ordered.every(isBigintId)) {
+          open = true;
+          await sql.raw(`BEGIN; SELECT pg_advisory_xact_lock(id) FROM unnest('{${ordered.join(',')}}'::bigint[]) AS u(id)`).execute(conn);
+        } else {
+          await sql.raw('BEGIN').execute(conn);
+          open = true;
+          await sql`SELECT pg_advisory_xact_lock(id) FROM unnest(${ordered}::bigint[]) AS u(id)`.execute(conn);
+        }
+        const tx = new PgRelationshipTx(conn);
+        const result = await fn(tx);
+        await tx.commit(this.emit);
+        open = false;
+        return result;
+      } catch (err) {
+        // The connection goes back to the pool: never inside a transaction, aborted or not.
+        if (open) await sql.raw('ROLLBACK').execute(conn);
+        throw err;
+      }
     });
   }
 }
 
-class PgRelationshipTx implements RelationshipTx {
-  readonly events: DomainEvent[] = [];
+/** A write not yet sent, and the rows (`user:target`) it touches. */
+interface PendingWrite {
+  node: OperationNode;
+  keys: string[];
+}
 
-  constructor(private readonly trx: Transaction<SocialDatabase>) {}
+class PgRelationshipTx implements RelationshipTx {
+  private readonly events: DomainEvent[] = [];
+  private pending: PendingWrite[] = [];
+
+  constructor(private readonly conn: Kysely<SocialDatabase>) {}
 
   async get(userId: string, targetId: string): Promise<RelationshipRow | undefined> {
-    const row = await this.trx
+    await this.flush();
+    const row = await this.conn
       .selectFrom('relationships')
       .selectAll()
       .where('user_id', '=', userId)
@@ -59,7 +110,8 @@ class PgRelationshipTx implements RelationshipTx {
   }
 
   async getPair(a: string, b: string): Promise<[RelationshipRow | undefined, RelationshipRow | undefined]> {
-    const rows = await this.trx
+    await this.flush();
+    const rows = await this.conn
       .selectFrom('relationships')
       .selectAll()
       .where((eb) =>
@@ -71,9 +123,45 @@ class PgRelationshipTx implements RelationshipTx {
     return [mine && toRow(mine), theirs && toRow(theirs)];
   }
 
+  async pairState(a: string, b: string, options: { mutualFriends: boolean; outgoingSince: Date | null }): Promise<PairState> {
+    await this.flush();
+    const mutual = options.mutualFriends
+      ? sql`(SELECT count(*) FROM relationships x JOIN relationships y ON x.target_id = y.target_id
+          WHERE x.user_id = ${a} AND y.user_id = ${b} AND x.type = 1 AND y.type = 1)`
+      : sql`0`;
+    const outgoing = options.outgoingSince
+      ? sql`(SELECT count(*) FROM relationships WHERE user_id = ${a} AND type = 4 AND since >= ${options.outgoingSince})`
+      : sql`0`;
+    // One row of counts, joined to the pair's rows (none, one or both).
+    const { rows } = await sql<Partial<Row> & { friends_a: string; friends_b: string; mutual_friends: string; outgoing_since: string }>`
+      SELECT c.*, r.* FROM (SELECT
+          (SELECT count(*) FROM relationships WHERE user_id = ${a} AND type = 1) AS friends_a,
+          (SELECT count(*) FROM relationships WHERE user_id = ${b} AND type = 1) AS friends_b,
+          ${mutual} AS mutual_friends,
+          ${outgoing} AS outgoing_since) AS c
+        LEFT JOIN relationships r ON (r.user_id = ${a} AND r.target_id = ${b}) OR (r.user_id = ${b} AND r.target_id = ${a})`.execute(
+      this.conn,
+    );
+    const counts = rows[0]!;
+    const of = (owner: string): RelationshipRow | undefined => {
+      const row = rows.find((r) => r.user_id === owner);
+      if (!row) return undefined;
+      const { user_id, target_id, type, nickname, is_spam_request, stranger_request, user_ignored, origin_application_id, since } =
+        row as Row;
+      return toRow({ user_id, target_id, type, nickname, is_spam_request, stranger_request, user_ignored, origin_application_id, since });
+    };
+    return {
+      mine: of(a),
+      theirs: of(b),
+      friendCounts: [Number(counts.friends_a), Number(counts.friends_b)],
+      mutualFriends: Number(counts.mutual_friends),
+      outgoingSince: Number(counts.outgoing_since),
+    };
+  }
+
   async put(...rows: RelationshipRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.trx
+    const query = this.conn
       .insertInto('relationships')
       .values(rows)
       .onConflict((oc) =>
@@ -86,46 +174,153 @@ class PgRelationshipTx implements RelationshipTx {
           origin_application_id: eb.ref('excluded.origin_application_id'),
           since: eb.ref('excluded.since'),
         })),
-      )
-      .execute();
+      );
+    await this.write(
+      query,
+      rows.map((r) => `${r.user_id}:${r.target_id}`),
+    );
   }
 
   async delete(userId: string, targetId: string): Promise<void> {
-    await this.trx.deleteFrom('relationships').where('user_id', '=', userId).where('target_id', '=', targetId).execute();
-  }
-
-  async friendCounts(userIds: string[]): Promise<Map<string, number>> {
-    const rows = await this.trx
-      .selectFrom('relationships')
-      .select((eb) => ['user_id', eb.fn.countAll<string>().as('n')])
-      .where('user_id', 'in', userIds)
-      .where('type', '=', 1)
-      .groupBy('user_id')
-      .execute();
-    return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
-  }
-
-  async mutualFriendCount(a: string, b: string): Promise<number> {
-    const { rows } = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM relationships x JOIN relationships y ON x.target_id = y.target_id
-      WHERE x.user_id = ${a} AND y.user_id = ${b} AND x.type = 1 AND y.type = 1`.execute(this.trx);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  async outgoingRequestsSince(userId: string, since: Date): Promise<number> {
-    const { n } = await this.trx
-      .selectFrom('relationships')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('user_id', '=', userId)
-      .where('type', '=', 4)
-      .where('since', '>=', since)
-      .executeTakeFirstOrThrow();
-    return Number(n);
+    const query = this.conn.deleteFrom('relationships').where('user_id', '=', userId).where('target_id', '=', targetId);
+    await this.write(query, [`${userId}:${targetId}`]);
   }
 
   async emit(event: DomainEvent): Promise<void> {
     this.events.push(event);
   }
+
+  /** Sends what is held (the writes, then the events in the order they were emitted) and commits. */
+  async commit(emit: Emit): Promise<void> {
+    const captured = this.events.length > 0 ? await this.captureOutbox(emit) : [];
+    const statements = this.withWrites(captured);
+    this.pending = [];
+    const inlined = statements.map(inlineParameters);
+    if (inlined.every((text) => text !== null)) {
+      await this.conn.executeQuery(CompiledQuery.raw([...inlined, 'COMMIT'].join(';\n')));
+      return;
+    }
+    for (const statement of statements) await this.conn.executeQuery(statement);
+    await sql.raw('COMMIT').execute(this.conn);
+  }
+
+  /** Holds a write until the end, or until a read or a write to the same row needs it sent. */
+  private async write(query: OperationNodeSource, keys: string[]): Promise<void> {
+    if (this.pending.some((w) => w.keys.some((k) => keys.includes(k)))) await this.flush();
+    this.pending.push({ node: query.toOperationNode(), keys });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const statements = this.withWrites([]);
+    this.pending = [];
+    for (const statement of statements) await this.conn.executeQuery(statement);
+  }
+
+  /**
+   * The statements the platform's outbox would run for the events, compiled but not sent: its
+   * enqueue gets a transaction of a Kysely that keeps queries instead of running them (it reads
+   * nothing back from them).
+   */
+  private async captureOutbox(emit: Emit): Promise<CompiledQuery[]> {
+    const kept: CompiledQuery[] = [];
+    await keepingDatabase(kept)
+      .transaction()
+      .execute((trx) => emit(trx, this.events));
+    return kept;
+  }
+
+  /**
+   * The held writes put in front of `statements`: as data-modifying CTEs of the first one when it
+   * is a `WITH` statement of raw SQL (the outbox's INSERT+NOTIFY), else as one statement of their
+   * own. They touch distinct rows, so one snapshot for all of them changes nothing.
+   */
+  private withWrites(statements: CompiledQuery[]): CompiledQuery[] {
+    if (this.pending.length === 0) return statements;
+    const writes = this.pending.map((w) => w.node);
+    const ctes = writes.map((_, i) => (i === 0 ? 'WITH ' : '), ') + `w${i} AS (`);
+    const [first, ...rest] = statements;
+    const head = first?.query;
+    let node: RawNode;
+    if (head && RawNode.is(head) && /^\s*WITH\s/i.test(head.sqlFragments[0] ?? '')) {
+      const [lead, ...tail] = head.sqlFragments;
+      node = RawNode.create([...ctes, `), ${lead!.replace(/^\s*WITH\s+/i, '')}`, ...tail], [...writes, ...head.parameters]);
+      return [this.compile(node), ...rest];
+    }
+    node = writes.length === 1 ? RawNode.create(['', ''], writes) : RawNode.create([...ctes, ') SELECT 1'], writes);
+    return [this.compile(node), ...statements];
+  }
+
+  private compile(node: RawNode): CompiledQuery {
+    return sql`${{ toOperationNode: () => node }}`.compile(this.conn);
+  }
+}
+
+/** A Kysely for PostgreSQL whose queries are compiled and kept in `kept`, never sent anywhere. */
+function keepingDatabase(kept: CompiledQuery[]): Kysely<SocialDatabase> {
+  const connection: DatabaseConnection = {
+    executeQuery: async (query) => {
+      kept.push(query);
+      return { rows: [] };
+    },
+    // eslint-disable-next-line require-yield
+    streamQuery: async function* () {
+      throw new Error('a kept query cannot be streamed');
+    },
+  };
+  const nothing = async () => {};
+  const driver: Driver = {
+    init: nothing,
+    acquireConnection: async () => connection,
+    beginTransaction: nothing,
+    commitTransaction: nothing,
+    rollbackTransaction: nothing,
+    releaseConnection: nothing,
+    destroy: nothing,
+  };
+  return new Kysely<SocialDatabase>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+    },
+  });
+}
+
+/**
+ * The statement with each `$n` replaced by its value as an escaped literal (untyped, as a parameter
+ * is), so that it can travel in a simple-protocol message with others; null when a value is not a
+ * plain scalar or holds a NUL byte (which would end the message's text early).
+ */
+function inlineParameters(query: CompiledQuery): string | null {
+  const literals: string[] = [];
+  for (const value of query.parameters) {
+    const literal = toLiteral(value);
+    if (literal === null) return null;
+    literals.push(literal);
+  }
+  let ok = true;
+  const text = query.sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const literal = literals[Number(n) - 1];
+    if (literal === undefined) ok = false;
+    return literal ?? '';
+  });
+  return ok ? text : null;
+}
+
+function toLiteral(value: unknown): string | null {
+  if (value === null || value === undefined) return 'NULL';
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') text = String(value);
+  else if (value instanceof Date && !Number.isNaN(value.getTime())) text = value.toISOString();
+  else return null;
+  if (text.includes('\0')) return null;
+  // As pg's escapeLiteral: quotes and backslashes doubled, E'' when there is a backslash, so the
+  // text reads the same whatever standard_conforming_strings says.
+  const escaped = text.replace(/'/g, "''").replace(/\\/g, '\\\\');
+  return escaped.includes('\\') ? ` E'${escaped}'` : `'${escaped}'`;
 }
 
 /** Read-only lookups other services ask for over gRPC. */
