@@ -49,7 +49,19 @@ export function createDatabase<DB>({ url, maxConnections = 10, logger }: Databas
   // The pool listens only while a connection is idle. One lost while checked out (inside a
   // transaction) fails its query, then emits 'error' with no listener, which would crash too.
   pool.on('connect', (client) => client.on('error', (err) => logger?.warn({ err: err.message }, 'database connection lost while in use')));
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+const pools = new WeakMap<object, pg.Pool>();
+
+/**
+ * The pool under a database `createDatabase` opened, for the rare caller that must send several
+ * statements in one round trip (the outbox relay), which Kysely cannot: it keeps one result only.
+ */
+export function databasePool<DB>(db: Kysely<DB>): pg.Pool | undefined {
+  return pools.get(db);
 }
 
 /**

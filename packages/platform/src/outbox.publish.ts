@@ -55,7 +55,7 @@ function publishTraced(js: JetStreamClient, event: PendingEvent, timeoutMs: numb
   for (const [key, value] of Object.entries(carrier)) headers.set(key, value);
 
   return js
-    .publish(event.subject, JSON.stringify(event.envelope), {
+    .publish(event.subject, event.envelope, {
       msgID: event.id,
       headers,
       timeout: timeoutMs,

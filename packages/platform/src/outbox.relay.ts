@@ -1,16 +1,21 @@
 import type { Kysely } from 'kysely';
 import { NatsError, type JetStreamClient, type NatsConnection } from 'nats';
+import pg from 'pg';
+import { databasePool } from './db.js';
 import { ensureEventStream, type EventStreamOptions } from './event-stream.js';
 import type { Logger } from './logger.js';
 import { OutboxListener } from './outbox.listener.js';
 import { publishInOrder } from './outbox.publish.js';
-import { markSent, pruneSent, selectPending, tryRelayLock } from './outbox.store.js';
+import { beginRelayBatch, markSentAndCommit, pruneSent } from './outbox.store.js';
 import { Wakeup } from './wakeup.js';
 
 export interface OutboxRelayOptions<DB> {
   /** The service's database, whose `outbox` table the relay empties. */
   db: Kysely<DB>;
-  /** The same database's URL: the relay holds one connection of its own to LISTEN on. */
+  /**
+   * The same database's URL: the relay holds one connection of its own to LISTEN on (and, when `db`
+   * was not opened by `createDatabase`, a small pool of its own for its batches).
+   */
   databaseUrl: string;
   nats: NatsConnection;
   logger?: Logger;
@@ -58,6 +63,9 @@ export class OutboxRelay<DB> {
   private readonly js: JetStreamClient;
   private readonly wakeup = new Wakeup();
   private readonly listener: OutboxListener;
+  /** Batches need a raw client: each sends several statements per round trip. */
+  private readonly pool: pg.Pool;
+  private readonly ownPool: boolean;
   private readonly settings: Required<Omit<OutboxRelayOptions<DB>, 'db' | 'databaseUrl' | 'nats' | 'logger' | 'stream'>>;
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -77,6 +85,9 @@ export class OutboxRelay<DB> {
       pruneBatchSize: options.pruneBatchSize ?? 1_000,
     };
     this.js = options.nats.jetstream();
+    const shared = databasePool(options.db);
+    this.ownPool = !shared;
+    this.pool = shared ?? relayPool(options.databaseUrl, options.logger);
     this.listener = new OutboxListener({
       url: options.databaseUrl,
       onNotify: () => this.wakeup.notify(),
@@ -98,6 +109,7 @@ export class OutboxRelay<DB> {
     this.wakeup.close();
     await this.running;
     await this.listener.stop();
+    if (this.ownPool) await this.pool.end();
   }
 
   /** Deletes sent rows older than `pruneAfterMs`, a bounded batch at a time; returns how many. */
@@ -146,20 +158,41 @@ export class OutboxRelay<DB> {
     }
   }
 
-  private relayBatch(): Promise<BatchOutcome> {
+  /** Two round trips whatever the outcome: begin, lock and read; then mark sent and commit (or roll back). */
+  private async relayBatch(): Promise<BatchOutcome> {
     this.wakeup.clear();
-    return this.options.db.transaction().execute(async (trx) => {
-      if (!(await tryRelayLock(trx))) return 'standby';
-      const pending = await selectPending(trx, this.settings.batchSize);
-      if (pending.length === 0) return 'idle';
-      await this.ensureStream();
-      const result = await publishInOrder(this.js, pending, this.settings.publishTimeoutMs);
-      this.stats.published += result.stored;
-      this.stats.duplicates += result.duplicates;
-      const sent = pending.map((p) => p.id);
-      await markSent(trx, sent);
-      return pending.length === this.settings.batchSize ? 'full' : 'drained';
-    });
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await this.relayBatchOn(client);
+    } catch (err) {
+      // The transaction may still be open, or aborted. A connection that cannot even roll back is
+      // broken: handing it back with the error makes the pool discard it.
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async relayBatchOn(client: pg.PoolClient): Promise<BatchOutcome> {
+    const batch = await beginRelayBatch(client, this.settings.batchSize);
+    if (!batch.locked || batch.events.length === 0) {
+      await client.query('ROLLBACK');
+      return batch.locked ? 'idle' : 'standby';
+    }
+    const pending = batch.events;
+    await this.ensureStream();
+    const result = await publishInOrder(this.js, pending, this.settings.publishTimeoutMs);
+    this.stats.published += result.stored;
+    this.stats.duplicates += result.duplicates;
+    await markSentAndCommit(
+      client,
+      pending.map((p) => p.id),
+    );
+    return pending.length === this.settings.batchSize ? 'full' : 'drained';
   }
 
   private async ensureStream(): Promise<void> {
@@ -191,4 +224,12 @@ export class OutboxRelay<DB> {
     // Jitter keeps replicas that failed together from retrying in lockstep.
     return Math.min(exponential, this.settings.backoffMaxMs) * (0.75 + Math.random() * 0.25);
   }
+}
+
+/** A pool of one connection for a relay whose database was not opened by `createDatabase`. */
+function relayPool(url: string, logger: Logger | undefined): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => logger?.warn({ err: err.message }, 'outbox relay idle connection lost'));
+  pool.on('connect', (client) => client.on('error', (err) => logger?.warn({ err: err.message }, 'outbox relay connection lost')));
+  return pool;
 }
