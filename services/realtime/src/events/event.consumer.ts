@@ -2,13 +2,15 @@ import { EVENTS_STREAM, EVENTS_SUBJECTS, type Logger, type NatsConnection } from
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerInfo, type ConsumerMessages, type JetStreamManager, type JsMsg } from 'nats';
 import type { StreamEvent, StreamPosition } from '../domain/ports.js';
 import { parseEnvelope } from './envelope.js';
-import { apiCode } from './event.stream.js';
+import { JetStreamEventLog, apiCode } from './event.stream.js';
 import { inConsumerSpans } from './trace.js';
 
 const CONSUMER_NOT_FOUND = 10014;
 const RETRY_MS = [100, 250, 500, 1000, 2000];
 /** Handled messages acknowledged at once however soon (well under the server's max_ack_pending). */
 const ACK_MAX_WAITING = 128;
+/** A wider gap is only logged: reading that much back would hold every socket up. */
+const MAX_GAP = 10_000;
 
 export interface EventConsumerOptions {
   /** The durable consumer's name: the same name after a restart resumes where it stopped. */
@@ -41,6 +43,13 @@ export class EventConsumer implements StreamPosition {
   private unacked: JsMsg | undefined;
   private unackedCount = 0;
   private ackTimer: NodeJS.Timeout | undefined;
+  /**
+   * Every message up to here was handled, none skipped: a message after a gap means the server
+   * delivered some this process never got (lost with a connection). One ack would cover them,
+   * so they are read back from the stream. Unknown after a restart with messages unacknowledged.
+   */
+  private handledUpTo: number | undefined;
+  private readonly log: JetStreamEventLog;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -53,6 +62,8 @@ export class EventConsumer implements StreamPosition {
     // starts delivered at the stream's end); otherwise only up to the ack floor.
     this.processedSeq = info.num_ack_pending === 0 ? info.delivered.stream_seq : info.ack_floor.stream_seq;
     this.currentSeq = this.processedSeq;
+    this.handledUpTo = info.num_ack_pending === 0 ? info.delivered.stream_seq : undefined;
+    this.log = new JetStreamEventLog(nc, jsm, logger);
   }
 
   /** Finds (or creates) the durable consumer; events flow once `start` is called. */
@@ -153,15 +164,20 @@ export class EventConsumer implements StreamPosition {
     // Redelivered messages (after a crash) may come after later ones: the batch reaches its highest.
     const last = batch.reduce((a, b) => (b.seq > a.seq ? b : a));
     this.currentSeq = Math.max(this.currentSeq, last.seq);
-    const events: (StreamEvent & { msg: JsMsg })[] = [];
+    const received: (StreamEvent & { msg: JsMsg })[] = [];
     for (const msg of batch) {
       const event = parseEnvelope(msg.data);
       // Not an event: skipped, and acknowledged with the rest.
-      if (event) events.push({ event, streamSeq: msg.seq, msg });
+      if (event) received.push({ event, streamSeq: msg.seq, msg });
       else this.logger.warn({ stream_seq: msg.seq, subject: msg.subject }, 'skipped a stream message that is not an event envelope');
     }
-    if (events.length > 0 && !(await inConsumerSpans(events, () => this.handle(handler, events, batch)))) return false;
+    const lowest = batch.reduce((a, b) => (b.seq < a.seq ? b : a)).seq;
+    const missed =
+      this.handledUpTo !== undefined && lowest > this.handledUpTo + 1 ? await this.readMissed(this.handledUpTo + 1, lowest - 1) : [];
+    const events = missed.length > 0 ? [...missed, ...received] : received;
+    if (events.length > 0 && !(await inConsumerSpans(received, () => this.handle(handler, events, batch)))) return false;
     this.processedSeq = Math.max(this.processedSeq, last.seq);
+    this.handledUpTo = Math.max(this.handledUpTo ?? 0, last.seq);
     this.ackLater(last);
     return true;
   }
@@ -180,6 +196,17 @@ export class EventConsumer implements StreamPosition {
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]));
       }
     }
+  }
+
+  /** The events of a gap in what was delivered, from the stream itself (those it still holds). */
+  private async readMissed(from: number, to: number): Promise<StreamEvent[]> {
+    this.logger.warn({ from, to }, 'stream messages delivered to this replica never arrived; reading them from the stream');
+    if (to - from >= MAX_GAP) return [];
+    const events: StreamEvent[] = [];
+    await this.log
+      .read(from, to, async (event, streamSeq) => void events.push({ event, streamSeq }))
+      .catch((err: unknown) => this.logger.warn({ err, from, to }, 'could not read the missed stream messages'));
+    return events;
   }
 
   /** Acknowledges `m` and every message before it, soon (see `ackDelayMs`). */
