@@ -64,11 +64,11 @@ export async function startRealtime(
   const consumer = await EventConsumer.create(
     nats,
     jsm,
-    { durableName: consumerName, inactiveThresholdMs: config.EVENTS_CONSUMER_INACTIVE_MS },
+    { durableName: consumerName, inactiveThresholdMs: config.EVENTS_CONSUMER_INACTIVE_MS, ackDelayMs: config.EVENTS_ACK_DELAY_MS },
     logger,
   );
   const delivery = new Delivery(store, consumer, logger);
-  await consumer.start((event, seq) => delivery.deliver(event, seq));
+  await consumer.start((events) => delivery.deliver(events));
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
   const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
   const gateway = new GatewayService({

@@ -39,6 +39,12 @@ export const realtimeConfigSchema = z
      * never come back (scaled down, renamed pods) do not pile up on the stream.
      */
     EVENTS_CONSUMER_INACTIVE_MS: ms(86_400_000),
+    /**
+     * Handled events are acknowledged to NATS together, at most this long after they were handled
+     * (an ack is a message, as costly as the event's own delivery). A crash loses at most this
+     * much of acknowledging: those events are delivered again and dropped as already sent.
+     */
+    EVENTS_ACK_DELAY_MS: ms(100),
     INTERNAL_TOKEN_PUBLIC_KEY: serviceConfig.INTERNAL_TOKEN_PUBLIC_KEY,
   })
   .transform((config) => ({

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
-import type { MembershipChange } from './membership.js';
-import type { ClaimRequest, ClaimResult, NewSession, SessionStorePort, StreamPosition } from './ports.js';
+import type { ClaimRequest, ClaimResult, NewSession, SessionAppend, SessionStorePort, StreamPosition } from './ports.js';
 
 /** Records what was sent and how the connection closed. */
 class FakeTransport implements Transport {
@@ -23,22 +22,32 @@ class FakeStore implements SessionStorePort {
   readonly sessions = new Map<string, NewSession & { seq: number; frames: string[] }>();
   readonly log: string[] = [];
   failNext = false;
+  /** A session whose writes fail (the others of the same round trip go through). */
+  failSession: string | undefined;
+  /** How many sessions each round trip wrote. */
+  readonly appendCalls: number[] = [];
   async create(id: string, session: NewSession, frame: string) {
     this.sessions.set(id, { ...session, seq: 1, frames: [frame] });
   }
-  async append(id: string, owner: string, seq: number, streamSeq: number, frame: string, membership?: MembershipChange) {
+  async append(writes: SessionAppend[]) {
+    this.appendCalls.push(writes.length);
     if (this.failNext) {
       this.failNext = false;
       throw new Error('store down');
     }
-    const s = this.sessions.get(id);
-    if (!s || s.owner !== owner) return false;
-    this.log.push(`append ${seq}`);
-    Object.assign(s, { seq, streamSeq: Math.max(s.streamSeq, streamSeq) });
-    s.frames.push(frame);
-    if (membership?.op === 'add') s.guildIds = [...new Set([...s.guildIds, membership.guildId])];
-    if (membership?.op === 'remove') s.guildIds = s.guildIds.filter((id) => id !== membership.guildId);
-    return true;
+    return writes.map(({ sessionId, owner, frames }) => {
+      if (this.failSession === sessionId) return new Error('store down');
+      const s = this.sessions.get(sessionId);
+      if (!s || s.owner !== owner) return false;
+      for (const { seq, streamSeq, frame, membership } of frames) {
+        this.log.push(`append ${seq}`);
+        Object.assign(s, { seq, streamSeq: Math.max(s.streamSeq, streamSeq) });
+        s.frames.push(frame);
+        if (membership?.op === 'add') s.guildIds = [...new Set([...s.guildIds, membership.guildId])];
+        if (membership?.op === 'remove') s.guildIds = s.guildIds.filter((id) => id !== membership.guildId);
+      }
+      return true;
+    });
   }
   async touch(id: string, owner: string, streamSeq: number) {
     const s = this.sessions.get(id);
@@ -99,8 +108,8 @@ describe('Delivery', () => {
   it('when events reach a live connection, then each is recorded, then sent with the next s', async () => {
     const { store, delivery, connect } = setup();
     const { transport } = await connect('u1');
-    await delivery.deliver(event('A', ['u1']), 5);
-    await delivery.deliver(event('B', ['u1', 'u2']), 6);
+    await delivery.deliver([{ event: event('A', ['u1']), streamSeq: 5 }]);
+    await delivery.deliver([{ event: event('B', ['u1', 'u2']), streamSeq: 6 }]);
     expect(transport.sent).toEqual([
       { op: 0, t: 'A', s: 2, d: { name: 'A' } },
       { op: 0, t: 'B', s: 3, d: { name: 'B' } },
@@ -111,22 +120,22 @@ describe('Delivery', () => {
   it('when the same stream event is delivered again (a redelivery), then it is not sent twice', async () => {
     const { delivery, connect } = setup();
     const { transport } = await connect('u1');
-    await delivery.deliver(event('A', ['u1']), 5);
-    await delivery.deliver(event('A', ['u1']), 5);
-    await delivery.deliver(event('OLD', ['u1']), 4);
+    await delivery.deliver([{ event: event('A', ['u1']), streamSeq: 5 }]);
+    await delivery.deliver([{ event: event('A', ['u1']), streamSeq: 5 }]);
+    await delivery.deliver([{ event: event('OLD', ['u1']), streamSeq: 4 }]);
     expect(transport.sent.map((f) => f.t)).toEqual(['A']);
   });
 
   it('when a connection is catching up, then live events wait and are sent after, skipping what the catch-up covered', async () => {
     const { delivery, connect } = setup();
     const { conn, transport } = await connect('u1', 10, true);
-    await delivery.deliver(event('COVERED', ['u1']), 11);
-    await delivery.deliver(event('AFTER', ['u1']), 13);
+    await delivery.deliver([{ event: event('COVERED', ['u1']), streamSeq: 11 }]);
+    await delivery.deliver([{ event: event('AFTER', ['u1']), streamSeq: 13 }]);
     expect(transport.sent).toEqual([]);
     // The catch-up (a replay) sent events up to 12.
     conn.streamSeq = 12;
     await delivery.drain(conn);
-    await delivery.deliver(event('LIVE', ['u1']), 14);
+    await delivery.deliver([{ event: event('LIVE', ['u1']), streamSeq: 14 }]);
     expect(transport.sent.map((f) => [f.t, f.s])).toEqual([
       ['AFTER', 2],
       ['LIVE', 3],
@@ -137,7 +146,7 @@ describe('Delivery', () => {
     const { store, delivery, connect } = setup();
     const { transport, session } = await connect('u1');
     store.sessions.get(session.id)!.owner = 'elsewhere';
-    await delivery.deliver(event('A', ['u1']), 5);
+    await delivery.deliver([{ event: event('A', ['u1']), streamSeq: 5 }]);
     expect(transport.sent).toEqual([]);
     expect(transport.closedWith).toBe(1000);
   });
@@ -146,7 +155,7 @@ describe('Delivery', () => {
     const { store, delivery, connect } = setup();
     const revoked = await connect('u1');
     const other = await connect('u1');
-    await delivery.deliver(event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-1'] }), 5);
+    await delivery.deliver([{ event: event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-1'] }), streamSeq: 5 }]);
     expect(revoked.transport.closedWith).toBe(4004);
     expect(revoked.transport.sent).toEqual([]);
     expect(store.sessions.has('s1')).toBe(false);
@@ -159,8 +168,8 @@ describe('Delivery', () => {
     const a = await connect('u1');
     const b = await connect('u1');
     store.failNext = true;
-    await expect(delivery.deliver(event('A', ['u1']), 5)).rejects.toThrow('store down');
-    await delivery.deliver(event('A', ['u1']), 5);
+    await expect(delivery.deliver([{ event: event('A', ['u1']), streamSeq: 5 }])).rejects.toThrow('store down');
+    await delivery.deliver([{ event: event('A', ['u1']), streamSeq: 5 }]);
     expect(a.transport.sent.map((f) => f.s)).toEqual([2]);
     expect(b.transport.sent.map((f) => f.s)).toEqual([2]);
   });
@@ -184,6 +193,88 @@ describe('Delivery', () => {
     expect(store.sessions.get('s1')!.streamSeq).toBe(3);
   });
 
+  describe('a batch of events', () => {
+    const at = (streamSeq: number, e: EventEnvelope) => ({ event: e, streamSeq });
+
+    it('when two events for one session come in one batch, then both are recorded in one round trip, in order, then sent in order', async () => {
+      const { store, delivery, connect } = setup();
+      const { transport } = await connect('u1');
+      await delivery.deliver([at(5, event('A', ['u1'])), at(6, event('B', ['u1']))]);
+      expect(store.appendCalls).toEqual([1]);
+      expect(store.log).toEqual(['append 2', 'append 3']);
+      expect(store.sessions.get('s1')).toMatchObject({ seq: 3, streamSeq: 6 });
+      expect(transport.sent.map((f) => [f.t, f.s])).toEqual([
+        ['A', 2],
+        ['B', 3],
+      ]);
+    });
+
+    it('when a batch has events for several sessions, then all of them are written in one round trip', async () => {
+      const { store, delivery, connect } = setup();
+      const a = await connect('u1');
+      const b = await connect('u2');
+      await delivery.deliver([at(5, event('A', ['u1'])), at(6, event('B', ['u2'])), at(7, event('C', ['u1', 'u2']))]);
+      expect(store.appendCalls).toEqual([2]);
+      expect(a.transport.sent.map((f) => [f.t, f.s])).toEqual([
+        ['A', 2],
+        ['C', 3],
+      ]);
+      expect(b.transport.sent.map((f) => [f.t, f.s])).toEqual([
+        ['B', 2],
+        ['C', 3],
+      ]);
+    });
+
+    it('when one session’s write fails, then the others are sent, and the retried batch sends the rest once', async () => {
+      const { store, delivery, connect } = setup();
+      const a = await connect('u1');
+      const b = await connect('u2');
+      store.failSession = b.session.id;
+      const batch = [at(5, event('A', ['u1', 'u2'])), at(6, event('B', ['u1', 'u2']))];
+      await expect(delivery.deliver(batch)).rejects.toThrow('store down');
+      expect(a.transport.sent.map((f) => f.s)).toEqual([2, 3]);
+      expect(b.transport.sent).toEqual([]);
+      store.failSession = undefined;
+      await delivery.deliver(batch);
+      expect(a.transport.sent.map((f) => [f.t, f.s])).toEqual([
+        ['A', 2],
+        ['B', 3],
+      ]);
+      expect(b.transport.sent.map((f) => [f.t, f.s])).toEqual([
+        ['A', 2],
+        ['B', 3],
+      ]);
+      expect(store.sessions.get(b.session.id)).toMatchObject({ seq: 3, streamSeq: 6 });
+    });
+
+    it('when a batch joins a guild and then carries the guild’s event, then the event reaches the new member', async () => {
+      const { delivery, connect } = setup();
+      const { transport } = await connect('u1');
+      await delivery.deliver([
+        at(5, event('BEFORE', ['u1'])),
+        at(6, { ...event('GUILD_CREATE', ['u1']), data: { id: 'g1' } }),
+        at(7, guildEvent('IN_G1', ['g1'])),
+      ]);
+      expect(transport.sent.map((f) => [f.t, f.s])).toEqual([
+        ['BEFORE', 2],
+        ['GUILD_CREATE', 3],
+        ['IN_G1', 4],
+      ]);
+    });
+
+    it('when a batch revokes a session after an event for it, then the event is sent before the socket closes with 4004', async () => {
+      const { store, delivery, connect } = setup();
+      const { transport } = await connect('u1');
+      await delivery.deliver([
+        at(5, event('FIRST', ['u1'])),
+        at(6, event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-1'] })),
+      ]);
+      expect(transport.sent.map((f) => f.t)).toEqual(['FIRST']);
+      expect(transport.closedWith).toBe(4004);
+      expect(store.sessions.has('s1')).toBe(false);
+    });
+  });
+
   describe('guild audiences', () => {
     it('when an event names a guild and users, then members’ connections and the named users get it once each, nobody else', async () => {
       const { delivery, connect } = setup();
@@ -191,7 +282,7 @@ describe('Delivery', () => {
       const otherGuild = await connect('u2', 0, false, ['g2']);
       const alsoNamed = await connect('u3', 0, false, ['g1']);
       const outsider = await connect('u4');
-      await delivery.deliver(guildEvent('GUILD_UPDATE', ['g1'], { id: 'g1' }, ['u3', 'u4']), 5);
+      await delivery.deliver([{ event: guildEvent('GUILD_UPDATE', ['g1'], { id: 'g1' }, ['u3', 'u4']), streamSeq: 5 }]);
       expect(member.transport.sent.map((f) => f.t)).toEqual(['GUILD_UPDATE']);
       expect(alsoNamed.transport.sent.map((f) => f.t)).toEqual(['GUILD_UPDATE']);
       expect(outsider.transport.sent.map((f) => f.t)).toEqual(['GUILD_UPDATE']);
@@ -202,11 +293,11 @@ describe('Delivery', () => {
       const { store, delivery, connect } = setup();
       const { transport, session } = await connect('u1');
       const joined: EventEnvelope = { ...event('GUILD_CREATE', ['u1']), data: { id: 'g1', name: 'g' } };
-      await delivery.deliver(joined, 5);
+      await delivery.deliver([{ event: joined, streamSeq: 5 }]);
       expect(store.sessions.get(session.id)!.guildIds).toEqual(['g1']);
-      await delivery.deliver(guildEvent('MESSAGE_A', ['g1']), 6);
-      await delivery.deliver({ ...event('GUILD_DELETE', ['u1']), data: { id: 'g1' } }, 7);
-      await delivery.deliver(guildEvent('MESSAGE_B', ['g1']), 8);
+      await delivery.deliver([{ event: guildEvent('MESSAGE_A', ['g1']), streamSeq: 6 }]);
+      await delivery.deliver([{ event: { ...event('GUILD_DELETE', ['u1']), data: { id: 'g1' } }, streamSeq: 7 }]);
+      await delivery.deliver([{ event: guildEvent('MESSAGE_B', ['g1']), streamSeq: 8 }]);
       expect(transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE', 'MESSAGE_A', 'GUILD_DELETE']);
       expect(store.sessions.get(session.id)!.guildIds).toEqual([]);
     });
@@ -215,9 +306,9 @@ describe('Delivery', () => {
       const { delivery, connect } = setup();
       const a = await connect('u1', 0, false, ['g1']);
       const b = await connect('u2', 0, false, ['g1', 'g2']);
-      await delivery.deliver(guildEvent('GUILD_DELETE', ['g1'], { id: 'g1' }), 5);
-      await delivery.deliver(guildEvent('LATER', ['g1']), 6);
-      await delivery.deliver(guildEvent('OTHER', ['g2']), 7);
+      await delivery.deliver([{ event: guildEvent('GUILD_DELETE', ['g1'], { id: 'g1' }), streamSeq: 5 }]);
+      await delivery.deliver([{ event: guildEvent('LATER', ['g1']), streamSeq: 6 }]);
+      await delivery.deliver([{ event: guildEvent('OTHER', ['g2']), streamSeq: 7 }]);
       expect(a.transport.sent.map((f) => f.t)).toEqual(['GUILD_DELETE']);
       expect(b.transport.sent.map((f) => f.t)).toEqual(['GUILD_DELETE', 'OTHER']);
     });
@@ -225,20 +316,20 @@ describe('Delivery', () => {
     it('when GUILD_DELETE says the guild is unavailable (an outage), then the member stays subscribed', async () => {
       const { delivery, connect } = setup();
       const { transport } = await connect('u1', 0, false, ['g1']);
-      await delivery.deliver(guildEvent('GUILD_DELETE', ['g1'], { id: 'g1', unavailable: true }), 5);
-      await delivery.deliver(guildEvent('LATER', ['g1']), 6);
+      await delivery.deliver([{ event: guildEvent('GUILD_DELETE', ['g1'], { id: 'g1', unavailable: true }), streamSeq: 5 }]);
+      await delivery.deliver([{ event: guildEvent('LATER', ['g1']), streamSeq: 6 }]);
       expect(transport.sent.map((f) => f.t)).toEqual(['GUILD_DELETE', 'LATER']);
     });
 
     it('when a connection catching up joins a guild, then the guild’s events queued behind the join are sent too', async () => {
       const { delivery, connect } = setup();
       const { conn, transport } = await connect('u1', 3, true);
-      await delivery.deliver(guildEvent('BEFORE', ['g1']), 4);
-      await delivery.deliver({ ...event('GUILD_CREATE', ['u1']), data: { id: 'g1' } }, 5);
-      await delivery.deliver(guildEvent('AFTER', ['g1']), 6);
+      await delivery.deliver([{ event: guildEvent('BEFORE', ['g1']), streamSeq: 4 }]);
+      await delivery.deliver([{ event: { ...event('GUILD_CREATE', ['u1']), data: { id: 'g1' } }, streamSeq: 5 }]);
+      await delivery.deliver([{ event: guildEvent('AFTER', ['g1']), streamSeq: 6 }]);
       await delivery.drain(conn);
-      await delivery.deliver(guildEvent('LIVE', ['g1']), 7);
-      await delivery.deliver(guildEvent('ELSEWHERE', ['g2']), 8);
+      await delivery.deliver([{ event: guildEvent('LIVE', ['g1']), streamSeq: 7 }]);
+      await delivery.deliver([{ event: guildEvent('ELSEWHERE', ['g2']), streamSeq: 8 }]);
       expect(transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE', 'AFTER', 'LIVE']);
     });
 
@@ -246,7 +337,7 @@ describe('Delivery', () => {
       const { delivery, connect } = setup();
       const { conn, transport } = await connect('u1', 0, false, ['g1']);
       delivery.release(conn, 1000);
-      await delivery.deliver(guildEvent('LATER', ['g1']), 6);
+      await delivery.deliver([{ event: guildEvent('LATER', ['g1']), streamSeq: 6 }]);
       expect(transport.sent).toEqual([]);
     });
   });

@@ -2,7 +2,7 @@ import type { EventEnvelope, Logger } from '@kith/platform';
 import { Close, dispatchFrame } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import { audienceIncludes, membershipChange } from './membership.js';
-import type { SessionStorePort, StreamPosition } from './ports.js';
+import type { FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
 
 /**
  * The identified connections of this process, by user, by guild and by session, and the one path
@@ -88,21 +88,25 @@ export class Delivery {
     return conn.pending === null ? Math.max(conn.streamSeq, this.position.processed()) : conn.streamSeq;
   }
 
-  /** Live dispatch of one stream event to the local connections of its audience. Throws if the store fails. */
-  async deliver(event: EventEnvelope, streamSeq: number): Promise<void> {
-    const targets = new Set<GatewayConnection>();
-    for (const userId of event.audience.users ?? []) for (const conn of this.byUser.get(userId) ?? []) targets.add(conn);
-    if (event.audience.guilds?.length) {
-      for (const guildId of event.audience.guilds) for (const conn of this.byGuild.get(guildId) ?? []) targets.add(conn);
-      for (const conn of this.catchingUp) targets.add(conn);
+  /**
+   * Live dispatch of stream events, in stream order, to the local connections of their audiences.
+   * The frames of a run of events are recorded in one store round trip, then sent. An event that
+   * changes who gets the events after it (a guild joined or left, an auth session revoked) is
+   * dispatched on its own, so the routing of what follows sees the change. Throws if the store
+   * fails, once the frames that were recorded have been sent: a retry sends the rest, nothing twice.
+   */
+  async deliver(events: readonly StreamEvent[]): Promise<void> {
+    let run: StreamEvent[] = [];
+    for (const item of events) {
+      if (!changesRouting(item.event)) {
+        run.push(item);
+        continue;
+      }
+      if (run.length > 0) await this.deliverRun(run);
+      await this.deliverRun([item]);
+      run = [];
     }
-    const sends: Promise<void>[] = [];
-    for (const conn of targets) {
-      if (conn.pending) conn.pending.push({ event, streamSeq });
-      else sends.push(this.deliverTo(conn, event, streamSeq));
-    }
-    const failed = (await Promise.allSettled(sends)).find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (run.length > 0) await this.deliverRun(run);
   }
 
   /** Sends the events queued while the connection caught up, then switches it to live dispatch. */
@@ -119,31 +123,92 @@ export class Delivery {
   }
 
   /**
-   * One event to one connection of its audience: recorded, then sent; or the connection closes.
-   * A GUILD_CREATE or GUILD_DELETE changes the connection's guilds once sent, before the next
-   * event is routed (the consumer handles one event at a time).
+   * One event to one connection of its audience (a replay or a queued event): recorded, then
+   * sent; or the connection closes.
    */
   async deliverTo(conn: GatewayConnection, event: EventEnvelope, streamSeq: number): Promise<void> {
+    const batch = new Batch();
+    this.plan(batch, conn, event, streamSeq);
+    await this.commit(batch);
+  }
+
+  /** Routes a run of events (none of which changes the routing) and sends them with one store write. */
+  private async deliverRun(run: readonly StreamEvent[]): Promise<void> {
+    const batch = new Batch();
+    for (const { event, streamSeq } of run) {
+      for (const conn of this.targets(event)) {
+        if (conn.pending) conn.pending.push({ event, streamSeq });
+        else this.plan(batch, conn, event, streamSeq);
+      }
+    }
+    await this.commit(batch);
+  }
+
+  /** The local connections of the event's audience: named users', guild members', and all those still catching up on a guild event. */
+  private targets(event: EventEnvelope): Set<GatewayConnection> {
+    const targets = new Set<GatewayConnection>();
+    for (const userId of event.audience.users ?? []) for (const conn of this.byUser.get(userId) ?? []) targets.add(conn);
+    if (event.audience.guilds?.length) {
+      for (const guildId of event.audience.guilds) for (const conn of this.byGuild.get(guildId) ?? []) targets.add(conn);
+      for (const conn of this.catchingUp) targets.add(conn);
+    }
+    return targets;
+  }
+
+  /** Adds the event's frame for the connection to the batch, after the frames the batch already has for it (or ends a revoked session at once). */
+  private plan(batch: Batch, conn: GatewayConnection, event: EventEnvelope, streamSeq: number): void {
     const session = conn.session;
-    if (!session || !conn.open || streamSeq <= conn.streamSeq) return;
+    if (!session || !conn.open) return;
+    const planned = batch.outgoing.get(conn);
+    const last = planned?.frames.at(-1);
+    if (streamSeq <= (last?.streamSeq ?? conn.streamSeq)) return;
     if (event.internal?.revoked_session_ids?.includes(session.authSessionId)) {
       conn.streamSeq = streamSeq;
       conn.ended = true;
       this.release(conn, Close.AuthenticationFailed);
-      await this.store.end(session.id);
+      batch.ending.push(this.store.end(session.id));
       return;
     }
-    const seq = conn.seq + 1;
-    const frame = dispatchFrame(event.name, seq, event.data ?? null);
+    const seq = (last?.seq ?? conn.seq) + 1;
     const membership = membershipChange(event);
-    if (!(await this.store.append(session.id, conn.id, seq, streamSeq, frame, membership))) {
-      this.logger.info({ session_id: session.id }, 'session resumed on another connection');
-      return this.release(conn, Close.Superseded);
+    const frame: FrameRecord = {
+      seq,
+      streamSeq,
+      frame: dispatchFrame(event.name, seq, event.data ?? null),
+      ...(membership ? { membership } : {}),
+    };
+    if (planned) planned.frames.push(frame);
+    else batch.outgoing.set(conn, { sessionId: session.id, owner: conn.id, frames: [frame] });
+  }
+
+  /**
+   * Records the batch's frames (one round trip), then sends each connection the frames recorded
+   * for it, in order. A connection whose session was resumed elsewhere closes instead. A
+   * GUILD_CREATE or GUILD_DELETE changes the connection's guilds once sent.
+   */
+  private async commit(batch: Batch): Promise<void> {
+    const conns = [...batch.outgoing.keys()];
+    const written = conns.length > 0 ? await this.store.append([...batch.outgoing.values()]) : [];
+    let failure: Error | undefined;
+    conns.forEach((conn, i) => {
+      const result = written[i] ?? new Error('the session store gave no answer');
+      if (result instanceof Error) failure ??= result;
+      else if (!result) {
+        this.logger.info({ session_id: conn.session?.id }, 'session resumed on another connection');
+        this.release(conn, Close.Superseded);
+      } else this.send(conn, batch.outgoing.get(conn)!.frames);
+    });
+    await Promise.all(batch.ending);
+    if (failure) throw failure;
+  }
+
+  private send(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
+    for (const { seq, streamSeq, frame, membership } of frames) {
+      conn.seq = seq;
+      conn.streamSeq = streamSeq;
+      conn.send(frame);
+      if (membership && conn.session) this.changeGuilds(conn, membership.op, membership.guildId);
     }
-    conn.seq = seq;
-    conn.streamSeq = streamSeq;
-    conn.send(frame);
-    if (membership && conn.session) this.changeGuilds(conn, membership.op, membership.guildId);
   }
 
   private changeGuilds(conn: GatewayConnection, op: 'add' | 'remove', guildId: string): void {
@@ -169,6 +234,17 @@ export class Delivery {
     void p.finally(() => this.writes.delete(p));
   }
 }
+
+/** What one store round trip records and what is sent after it. */
+class Batch {
+  readonly outgoing = new Map<GatewayConnection, SessionAppend>();
+  /** Sessions ended by a revocation: awaited with the batch, so a failure is retried too. */
+  readonly ending: Promise<void>[] = [];
+}
+
+/** GUILD_CREATE/GUILD_DELETE move connections between guilds; a revocation closes some. */
+const changesRouting = (event: EventEnvelope): boolean =>
+  membershipChange(event) !== undefined || (event.internal?.revoked_session_ids?.length ?? 0) > 0;
 
 function addTo<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
   let set = index.get(key);

@@ -33,7 +33,7 @@ function setup(
   const ended: string[] = [];
   const store: SessionStorePort = {
     create: async () => undefined,
-    append: async () => true,
+    append: async (writes) => writes.map(() => true),
     touch: async () => true,
     claim: async () => options.claim ?? { status: 'missing' },
     end: async (id) => void ended.push(id),
@@ -207,8 +207,8 @@ describe('GatewayService', () => {
     const { conn, transport } = connect();
     const identified = send(conn, 2, { token: 'good', properties: {} });
     await new Promise((resolve) => setTimeout(resolve, 0));
-    await delivery.deliver({ ...event('GUILD_CREATE'), data: { id: 'g2' } }, 8);
-    await delivery.deliver({ ...event('IN_G2'), audience: { guilds: ['g2'] } }, 9);
+    await delivery.deliver([{ event: { ...event('GUILD_CREATE'), data: { id: 'g2' } }, streamSeq: 8 }]);
+    await delivery.deliver([{ event: { ...event('IN_G2'), audience: { guilds: ['g2'] } }, streamSeq: 9 }]);
     answer({ guilds: [{ id: 'g1' }], privateChannels: [], guildIds: ['g1'] });
     await identified;
     expect(transport.sent.slice(1).map((f) => [f.t, f.s])).toEqual([

@@ -49,15 +49,31 @@ export interface ClaimRequest {
   authSessionIdHash: string;
 }
 
+/** A frame to record as sent with `seq` for the event at `streamSeq`, with the change to the session's guilds it makes. */
+export interface FrameRecord {
+  seq: number;
+  streamSeq: number;
+  frame: string;
+  membership?: MembershipChange;
+}
+
+/** Frames for one session, oldest first, written by the connection `owner`. */
+export interface SessionAppend {
+  sessionId: string;
+  owner: string;
+  frames: FrameRecord[];
+}
+
 /** Where sessions live between connections (any replica reads any session). */
 export interface SessionStorePort {
   /** A new session whose first frame (READY) has sequence number 1. */
   create(sessionId: string, session: NewSession, firstFrame: string): Promise<void>;
   /**
-   * Records a frame sent with `seq` for the event at `streamSeq`, and the change to the session's
-   * guilds the event makes, in one write; false when `owner` no longer owns the session.
+   * Records, for each session, its frames and the changes to its guilds they make, in one write
+   * per session (all or nothing) and one round trip for all. Per session, in order: true when
+   * written, false when `owner` no longer owns it, or the error that kept it from being written.
    */
-  append(sessionId: string, owner: string, seq: number, streamSeq: number, frame: string, membership?: MembershipChange): Promise<boolean>;
+  append(writes: SessionAppend[]): Promise<(boolean | Error)[]>;
   /** Keeps the session for another resume window and records how far in the stream it is; false when not the owner. */
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
@@ -72,6 +88,12 @@ export interface EventLogPort {
   bounds(): Promise<{ first: number; last: number }>;
   /** Calls `each` for every event with a sequence number in [from, to], in order. */
   read(from: number, to: number, each: (event: EventEnvelope, streamSeq: number) => Promise<void>): Promise<void>;
+}
+
+/** An event of the stream and its position there. */
+export interface StreamEvent {
+  event: EventEnvelope;
+  streamSeq: number;
 }
 
 /** How far this replica's own consumer has got in the stream. */

@@ -1,6 +1,5 @@
 import type { Redis } from '@kith/platform';
-import type { MembershipChange } from '../domain/membership.js';
-import type { ClaimRequest, ClaimResult, NewSession, SessionStorePort } from '../domain/ports.js';
+import type { ClaimRequest, ClaimResult, FrameRecord, NewSession, SessionAppend, SessionStorePort } from '../domain/ports.js';
 
 /*
  * A session is three keys: a hash (user, auth session, owner connection, last sequence number
@@ -11,16 +10,28 @@ import type { ClaimRequest, ClaimResult, NewSession, SessionStorePort } from '..
  * connection that lost its session to a resume elsewhere can never write into it again.
  */
 
+// ARGV: owner, cap, ttl, then per frame seq, stream seq, frame, guild op, guild id (in order).
+// A frame whose seq the session already has was recorded by an attempt whose reply was lost:
+// it is not recorded twice.
 const APPEND = `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'seq', ARGV[2])
-if tonumber(redis.call('HGET', KEYS[1], 'sseq')) < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], 'sseq', ARGV[3]) end
-redis.call('RPUSH', KEYS[2], ARGV[4])
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
-if ARGV[7] == 'add' then redis.call('SADD', KEYS[3], ARGV[8]) elseif ARGV[7] == 'remove' then redis.call('SREM', KEYS[3], ARGV[8]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('PEXPIRE', KEYS[3], ARGV[6])
+local s = redis.call('HMGET', KEYS[1], 'seq', 'sseq')
+local seq = tonumber(s[1])
+local sseq = tonumber(s[2])
+for i = 4, #ARGV, 5 do
+  local frameSeq = tonumber(ARGV[i])
+  if frameSeq > seq then
+    seq = frameSeq
+    sseq = math.max(sseq, tonumber(ARGV[i + 1]))
+    redis.call('RPUSH', KEYS[2], ARGV[i + 2])
+    if ARGV[i + 3] == 'add' then redis.call('SADD', KEYS[3], ARGV[i + 4]) elseif ARGV[i + 3] == 'remove' then redis.call('SREM', KEYS[3], ARGV[i + 4]) end
+  end
+end
+redis.call('HSET', KEYS[1], 'seq', seq, 'sseq', sseq)
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return 1`;
 
 const TOUCH = `
@@ -52,13 +63,9 @@ interface SessionCommands {
     frames: string,
     guilds: string,
     owner: string,
-    seq: number,
-    streamSeq: number,
-    frame: string,
     cap: number,
     ttlMs: number,
-    guildOp: string,
-    guildId: string,
+    ...frameArgs: (string | number)[]
   ): Promise<number>;
   sessionTouch(hash: string, frames: string, guilds: string, owner: string, streamSeq: number, ttlMs: number): Promise<number>;
   sessionClaim(
@@ -110,27 +117,20 @@ export class SessionStore implements SessionStorePort {
     await multi.pexpire(hash, this.options.ttlMs).pexpire(frames, this.options.ttlMs).pexpire(guilds, this.options.ttlMs).exec();
   }
 
-  async append(
-    sessionId: string,
-    owner: string,
-    seq: number,
-    streamSeq: number,
-    frame: string,
-    membership?: MembershipChange,
-  ): Promise<boolean> {
+  async append(writes: SessionAppend[]): Promise<(boolean | Error)[]> {
     const { maxFrames, ttlMs } = this.options;
-    const written = await this.commands.sessionAppend(
-      ...keys(sessionId),
-      owner,
-      seq,
-      streamSeq,
-      frame,
-      maxFrames,
-      ttlMs,
-      membership?.op ?? '',
-      membership?.guildId ?? '',
-    );
-    return written === 1;
+    const args = (w: SessionAppend) => [...keys(w.sessionId), w.owner, maxFrames, ttlMs, ...w.frames.flatMap(frameArgs)] as const;
+    if (writes.length === 1) {
+      // One session (the common case at low rates): a plain call, without a pipeline's bookkeeping.
+      return [await this.commands.sessionAppend(...args(writes[0]!)).then((written) => written === 1, toError)];
+    }
+    const pipeline = this.redis.pipeline() as unknown as SessionCommands & { exec(): Promise<[Error | null, unknown][] | null> };
+    for (const w of writes) void pipeline.sessionAppend(...args(w));
+    const replies = await pipeline.exec().catch((err: unknown) => writes.map(() => [toError(err), null] as [Error, null]));
+    return writes.map((_, i) => {
+      const [err, written] = replies?.[i] ?? [new Error('no reply from the session store'), null];
+      return err ?? written === 1;
+    });
   }
 
   async touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean> {
@@ -162,3 +162,13 @@ const keys = (sessionId: string): [string, string, string] => [
   `session:{${sessionId}}:frames`,
   `session:{${sessionId}}:guilds`,
 ];
+
+const frameArgs = (f: FrameRecord): (string | number)[] => [
+  f.seq,
+  f.streamSeq,
+  f.frame,
+  f.membership?.op ?? '',
+  f.membership?.guildId ?? '',
+];
+
+const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
