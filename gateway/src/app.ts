@@ -1,31 +1,15 @@
 import type { Server } from 'node:http';
-import {
-  IdentitySigner,
-  eventSubject,
-  type EventEnvelope,
-  closeHttpServer,
-  connectNats,
-  createClient,
-  createLogger,
-  listen,
-  type Closer,
-  type Logger,
-} from '@kith/platform';
+import { IdentitySigner, closeHttpServer, connectNats, createClient, createLogger, listen, type Closer, type Logger } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { ClientIpResolver } from './client-ip.js';
 import type { GatewayConfig } from './config.js';
 import { Cors } from './cors.js';
 import { createEdgeHandler } from './edge.js';
 import { Upstreams } from './proxy.js';
+import { RevocationFeed } from './revocation.feed.js';
 import { TokenCache } from './token.cache.js';
 import { createUpgradeProxy } from './upgrade.js';
 
-/**
- * auth's outbox publishes this when sessions end. The edge reads it as a plain subscriber (no
- * consumer state): a replica that misses one while disconnected still drops the token within
- * its cache TTL.
- */
-const SESSION_CHANGE_SUBJECT = eventSubject('auth', 'AUTH_SESSION_CHANGE');
 const VALIDATE_DEADLINE_MS = 1500;
 
 export interface RunningGateway {
@@ -44,22 +28,12 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
       const answer = await auth.validateToken({ token, clientIp });
       return answer.valid ? { userId: answer.userId, sessionId: answer.sessionId } : null;
     },
-    config.AUTH_CACHE_TTL_MS,
-    config.AUTH_CACHE_MAX_ENTRIES,
+    { ttlMs: config.AUTH_CACHE_TTL_MS, feedTtlMs: config.AUTH_CACHE_FEED_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES },
   );
 
   const nats = await connectNats(config.NATS_URL, 'gateway', logger);
-  const revocations = nats.subscribe(SESSION_CHANGE_SUBJECT);
-  void (async () => {
-    for await (const msg of revocations) {
-      try {
-        const revoked = msg.json<EventEnvelope>().internal?.revoked_session_ids;
-        if (Array.isArray(revoked)) tokens.revoke(revoked);
-      } catch (err) {
-        logger.warn({ err }, 'bad session change event');
-      }
-    }
-  })();
+  const feed = new RevocationFeed(nats, tokens, logger);
+  feed.start();
 
   const upstreams = new Upstreams(
     {
@@ -119,6 +93,7 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
       () => closeHttpServer(server),
       () => upstreams.close(),
       async () => auth.close(),
+      async () => feed.stop(),
       () => nats.drain(),
     ],
   };

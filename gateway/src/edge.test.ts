@@ -51,7 +51,7 @@ async function edge() {
     ['tok-alice-phone', alicePhone],
     ['tok-bob', bob],
   ]);
-  const tokens = new TokenCache(async (token) => owners.get(token) ?? null, 1000, 100);
+  const tokens = new TokenCache(async (token) => owners.get(token) ?? null, { ttlMs: 1000, feedTtlMs: 1000, maxEntries: 100 });
   const upstreams = new FakeUpstreams(tokens);
   const handler = createEdgeHandler({
     logger: createLogger('gateway', 'silent'),
