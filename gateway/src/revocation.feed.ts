@@ -66,6 +66,7 @@ export class RevocationFeed {
   stop(): void {
     clearInterval(this.timer);
     this.closed = true;
+    this.lastPong = 0;
     this.sink.feedDown();
   }
 
@@ -110,7 +111,7 @@ export class RevocationFeed {
   }
 
   private lose(reason: string): void {
-    if (this.lastPong) this.logger.warn({ reason }, 'session revocation feed lost; token cache dropped');
+    if (this.lastPong && !this.closed) this.logger.warn({ reason }, 'session revocation feed lost; token cache dropped');
     this.lastPong = 0;
     this.sink.feedDown();
   }

@@ -118,4 +118,22 @@ describe('the gateway’s token cache and its revocation feed', () => {
       await feedLive(cached, 20_000);
     }
   });
+
+  it('when the server stops answering without dropping the connection, then the feed is lost all the same and back once it answers', async () => {
+    const user = await registerUser(cached.base);
+    expect((await me(user.token)).status).toBe(200);
+    expect(cached.tokens.size).toBeGreaterThan(0);
+    // A frozen server keeps its sockets open: no disconnect is reported, only PINGs go unanswered.
+    const pid = nats['process']!.pid!;
+
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await until('the feed is lost', () => !cached.tokens.feedIsLive);
+      expect(cached.tokens.size).toBe(0);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await feedLive(cached, 20_000);
+    expect((await me(user.token)).status).toBe(200);
+  });
 });
