@@ -26,11 +26,24 @@ export const gatewayConfigSchema = z.object({
   /** Comma-separated browser origins allowed with credentials; `*` allows any origin without them. */
   CORS_ORIGINS: z.string().default('*'),
   /**
-   * How long a validated token is trusted without asking auth again. Revocations evict at once
-   * (from auth's answer, or its NATS event for other replicas); should an event be lost, a revoked
-   * token still stops within this TTL plus one auth round trip, so it stays well under a second.
+   * How long auth's answer for a token is trusted while revocations might be missed: before the
+   * revocation feed (auth's session events over NATS) is live, and from the moment it is lost
+   * until it is back. Should an event be lost, a revoked token still stops within this TTL plus
+   * one auth round trip, so it stays well under a second. 0 turns the cache off.
    */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(900).default(800),
+  /**
+   * How long a valid answer is trusted while the revocation feed is live. Every way a session
+   * ends (logout, logout by hash, password change, disable, deletion) commits an
+   * AUTH_SESSION_CHANGE to auth's outbox, which the edge hears within milliseconds; the edge that
+   * relayed the logout also evicts from auth's answer before the client sees it. The feed counts
+   * as lost on a NATS disconnect, a closed subscription or a PING unanswered for 750 ms; then the
+   * whole cache is dropped and AUTH_CACHE_TTL_MS applies. Events come from auth's outbox relay
+   * through the same NATS, so if auth cannot publish, NATS is down for the edge too. What this
+   * TTL does allow: a session ended by editing auth's database by hand, or a session reaching its
+   * idle expiry (days), is still accepted for up to this long.
+   */
+  AUTH_CACHE_FEED_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
   AUTH_CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(100_000),
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),

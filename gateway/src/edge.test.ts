@@ -51,11 +51,11 @@ async function edge() {
     ['tok-alice-phone', alicePhone],
     ['tok-bob', bob],
   ]);
-  const tokens = new TokenCache(async (token) => owners.get(token) ?? null, 1000, 100);
+  const tokens = new TokenCache(async (token) => owners.get(token) ?? null, { ttlMs: 1000, feedTtlMs: 1000, maxEntries: 100 });
   const upstreams = new FakeUpstreams(tokens);
   const handler = createEdgeHandler({
     logger: createLogger('gateway', 'silent'),
-    signer: await IdentitySigner.fromPem(testKeys().privateKey),
+    signer: await IdentitySigner.fromPem(testKeys().privateKey, { reuseMs: 5000 }),
     tokens,
     upstreams: upstreams as unknown as Upstreams,
     clientIp: new ClientIpResolver(''),
@@ -113,5 +113,20 @@ describe('edge handler', () => {
     expect(headers['x-internal-admin']).toBeUndefined();
     expect(headers['x-internal-identity']).not.toBe('forged');
     expect(headers['x-internal-identity']).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+
+  it('when one session sends several requests, then they share one signed identity and each has its own request id', async () => {
+    const { upstreams, send } = await edge();
+
+    await send('GET', '/api/v9/users/@me', 'tok-alice');
+    await send('GET', '/api/v9/users/@me', 'tok-alice');
+    await send('GET', '/api/v9/users/@me', 'tok-alice-phone');
+
+    const [first, second, phone] = upstreams.forwarded.map((f) => f.headers);
+    expect(second!['x-internal-identity']).toBe(first!['x-internal-identity']);
+    expect(phone!['x-internal-identity']).not.toBe(first!['x-internal-identity']);
+    expect(first!['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second!['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second!['x-request-id']).not.toBe(first!['x-request-id']);
   });
 });

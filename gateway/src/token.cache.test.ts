@@ -23,10 +23,11 @@ class FakeAuth {
   }
 }
 
-function setup(ttlMs = 1000, maxEntries = 100) {
+/** A cache whose revocation feed is down (as it starts) unless `feedUp()` is called. */
+function setup(ttlMs = 1000, maxEntries = 100, feedTtlMs = 60_000) {
   const auth = new FakeAuth();
   const clock = { now: 0 };
-  const cache = new TokenCache(auth.validate, ttlMs, maxEntries, () => clock.now);
+  const cache = new TokenCache(auth.validate, { ttlMs, feedTtlMs, maxEntries }, () => clock.now);
   return { auth, clock, cache };
 }
 
@@ -145,8 +146,7 @@ describe('TokenCache', () => {
         if (fail) throw new Error('auth unavailable');
         return alice;
       },
-      1000,
-      100,
+      { ttlMs: 1000, feedTtlMs: 60_000, maxEntries: 100 },
       () => 0,
     );
 
@@ -218,5 +218,119 @@ describe('TokenCache', () => {
 
     expect(await answers).toEqual([alice, alice]);
     expect(auth.calls).toHaveLength(1);
+  });
+});
+
+describe('TokenCache with the revocation feed', () => {
+  it('when the feed is live, then a valid answer is trusted for the feed ttl', async () => {
+    const { auth, clock, cache } = setup(1000, 100, 60_000);
+    auth.owners.set('tok-a', alice);
+    cache.feedUp();
+
+    await cache.resolve('tok-a', '1.1.1.1');
+    clock.now = 59_999;
+    expect(await cache.resolve('tok-a', '1.1.1.1')).toEqual(alice);
+    expect(auth.calls).toHaveLength(1);
+
+    clock.now = 60_000;
+    await cache.resolve('tok-a', '1.1.1.1');
+    expect(auth.calls).toHaveLength(2);
+  });
+
+  it('when the feed is live and a long-lived entry’s session is revoked, then its token is asked about again at once', async () => {
+    const { auth, clock, cache } = setup(1000, 100, 60_000);
+    auth.owners.set('tok-a', alice);
+    cache.feedUp();
+    await cache.resolve('tok-a', '1.1.1.1');
+    clock.now = 5000;
+    auth.owners.set('tok-a', null);
+
+    cache.revoke([alice.sessionId]);
+
+    expect(await cache.resolve('tok-a', '1.1.1.1')).toBeNull();
+    expect(auth.calls).toHaveLength(2);
+  });
+
+  it('when the feed is live, then a refusal is still kept only for the short ttl', async () => {
+    const { auth, clock, cache } = setup(1000, 100, 60_000);
+    cache.feedUp();
+
+    await cache.resolve('garbage', '1.1.1.1');
+    clock.now = 1000;
+    await cache.resolve('garbage', '1.1.1.1');
+
+    expect(auth.calls).toHaveLength(2);
+  });
+
+  it('when the feed is lost, then every entry is dropped and answers are kept for the short ttl until it is back', async () => {
+    const { auth, clock, cache } = setup(1000, 100, 60_000);
+    auth.owners.set('tok-a', alice).set('tok-b', bob);
+    cache.feedUp();
+    await cache.resolve('tok-a', '1.1.1.1');
+    await cache.resolve('tok-b', '1.1.1.1');
+
+    cache.feedDown();
+    expect(cache.size).toBe(0);
+    expect(cache.feedIsLive).toBe(false);
+
+    await cache.resolve('tok-a', '1.1.1.1');
+    expect(auth.calls).toHaveLength(3);
+    clock.now = 1000;
+    await cache.resolve('tok-a', '1.1.1.1');
+    expect(auth.calls).toHaveLength(4);
+
+    cache.feedUp();
+    clock.now = 2000;
+    await cache.resolve('tok-a', '1.1.1.1');
+    clock.now = 30_000;
+    await cache.resolve('tok-a', '1.1.1.1');
+    expect(auth.calls).toHaveLength(5);
+  });
+
+  it('when the feed is lost and back while a lookup is in flight, then its answer gets only the short ttl', async () => {
+    const { auth, clock, cache } = setup(1000, 100, 60_000);
+    auth.owners.set('tok-a', alice);
+    cache.feedUp();
+    auth.hold = true;
+
+    const racing = cache.resolve('tok-a', '1.1.1.1');
+    // While the edge was deaf the session may have been revoked, after auth had read it.
+    cache.feedDown();
+    cache.feedUp();
+    auth.release();
+    expect(await racing).toEqual(alice);
+
+    auth.hold = false;
+    clock.now = 1000;
+    await cache.resolve('tok-a', '1.1.1.1');
+    expect(auth.calls).toHaveLength(2);
+  });
+
+  it('when the feed comes up while a lookup is in flight, then its answer gets only the short ttl', async () => {
+    const { auth, clock, cache } = setup(1000, 100, 60_000);
+    auth.owners.set('tok-a', alice);
+    auth.hold = true;
+
+    const racing = cache.resolve('tok-a', '1.1.1.1');
+    cache.feedUp();
+    auth.release();
+    await racing;
+
+    auth.hold = false;
+    clock.now = 1000;
+    await cache.resolve('tok-a', '1.1.1.1');
+    expect(auth.calls).toHaveLength(2);
+  });
+
+  it('when the short ttl is 0, then nothing is cached even with the feed live', async () => {
+    const { auth, cache } = setup(0, 100, 60_000);
+    auth.owners.set('tok-a', alice);
+    cache.feedUp();
+
+    await cache.resolve('tok-a', '1.1.1.1');
+    await cache.resolve('tok-a', '1.1.1.1');
+
+    expect(auth.calls).toHaveLength(2);
+    expect(cache.size).toBe(0);
   });
 });

@@ -8,26 +8,45 @@ export interface TokenOwner {
 
 export type ValidateFn = (token: string, clientIp: string) => Promise<TokenOwner | null>;
 
+export interface TokenCacheOptions {
+  /** How long an answer is trusted while revocations may be missed; 0 turns the cache off. */
+  ttlMs: number;
+  /** How long a valid answer is trusted while the revocation feed is live (never below `ttlMs`). */
+  feedTtlMs: number;
+  maxEntries: number;
+}
+
 interface Entry {
   owner: TokenOwner | null;
   expiresAt: number;
 }
 
 /**
- * Remembers auth's answer for a token for at most `ttlMs`, and forgets a session the moment auth
- * says it was revoked. Concurrent requests with one token share one lookup. An answer that was in
- * flight while its session was revoked is not trusted, so a logout is never undone by a race.
+ * Remembers auth's answer for a token, and forgets a session the moment auth says it was revoked.
+ * Concurrent requests with one token share one lookup. An answer that was in flight while its
+ * session was revoked is not trusted, so a logout is never undone by a race.
+ *
+ * How long an answer is trusted depends on the revocation feed (auth's session events over NATS):
+ * while it is live, every revocation evicts within milliseconds, so a valid answer is kept for
+ * `feedTtlMs`. When the feed is lost, every entry is dropped (a revocation may have been missed)
+ * and answers are kept only `ttlMs` (under a second) until it is back. Only a lookup that started
+ * and ended with the feed live throughout gets the long TTL: one that overlapped an outage may
+ * carry a session revoked while the edge was deaf.
  */
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
   private readonly keysBySession = new Map<string, string>();
   private readonly inFlight = new Map<string, Promise<TokenOwner | null>>();
   private readonly recentlyRevoked = new Map<string, number>();
+  private feedLive = false;
+  /** Bumped on every change of the feed's state, so a lookup can tell it spanned one. */
+  private feedEpoch = 0;
+  /** Calls to auth, for tests and metrics. */
+  lookups = 0;
 
   constructor(
     private readonly validate: ValidateFn,
-    private readonly ttlMs: number,
-    private readonly maxEntries: number,
+    private readonly options: TokenCacheOptions,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -45,7 +64,7 @@ export class TokenCache {
 
   /** Drops every cached token of these sessions; answers already on their way are refused. */
   revoke(sessionIds: Iterable<string>): void {
-    const until = this.now() + Math.max(this.ttlMs, 1000) * 2;
+    const until = this.now() + Math.max(this.options.ttlMs, 1000) * 2;
     for (const id of sessionIds) {
       this.recentlyRevoked.set(id, until);
       const key = this.keysBySession.get(id);
@@ -55,29 +74,55 @@ export class TokenCache {
     this.sweepRevoked();
   }
 
+  /** The revocation feed is live: every revocation from now on reaches `revoke()`. */
+  feedUp(): void {
+    if (this.feedLive) return;
+    this.feedLive = true;
+    this.feedEpoch++;
+  }
+
+  /** The feed is (or may be) lost: revocations may be missed, so nothing cached is trusted any more. */
+  feedDown(): void {
+    if (this.feedLive) this.feedEpoch++;
+    this.feedLive = false;
+    this.entries.clear();
+    this.keysBySession.clear();
+  }
+
+  get feedIsLive(): boolean {
+    return this.feedLive;
+  }
+
   get size(): number {
     return this.entries.size;
   }
 
   private async lookup(key: string, token: string, clientIp: string): Promise<TokenOwner | null> {
+    const epoch = this.feedLive ? this.feedEpoch : -1;
     try {
+      this.lookups++;
       const owner = await this.validate(token, clientIp);
       if (owner && this.isRevoked(owner.sessionId)) return null;
-      if (this.ttlMs > 0) this.store(key, owner);
+      if (this.options.ttlMs > 0) {
+        // A refusal keeps the short TTL: garbage tokens should not hold room for long.
+        const long = owner !== null && epoch === this.feedEpoch && this.feedLive;
+        this.store(key, owner, long ? Math.max(this.options.feedTtlMs, this.options.ttlMs) : this.options.ttlMs);
+      }
       return owner;
     } finally {
       this.inFlight.delete(key);
     }
   }
 
-  private store(key: string, owner: TokenOwner | null): void {
-    if (this.entries.size >= this.maxEntries) this.evictExpired();
-    if (this.entries.size >= this.maxEntries) {
+  private store(key: string, owner: TokenOwner | null, ttlMs: number): void {
+    if (this.entries.size >= this.options.maxEntries) this.evictExpired();
+    if (this.entries.size >= this.options.maxEntries) {
       // Still full of live entries: drop the oldest (Map keeps insertion order).
       const oldest = this.entries.entries().next().value;
       if (oldest !== undefined) this.forget(...oldest);
     }
-    this.entries.set(key, { owner, expiresAt: this.now() + this.ttlMs });
+    this.entries.delete(key);
+    this.entries.set(key, { owner, expiresAt: this.now() + ttlMs });
     if (owner) this.keysBySession.set(owner.sessionId, key);
   }
 

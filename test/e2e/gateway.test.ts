@@ -88,18 +88,23 @@ describe('the gateway, as real clients use it', () => {
     client.socket.close();
   });
 
-  it('when a session is logged out, then its socket closes with 4004 and the user’s other socket gets AUTH_SESSION_CHANGE', async () => {
+  it('when a session is logged out, then its token is refused on its next request, its socket closes with 4004 and the user’s other socket gets AUTH_SESSION_CHANGE', async () => {
     const user = await newUser();
     const login = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } });
     const other = login.json.token as string;
     const leaving = await identified(user.token);
     const staying = await identified(other);
+    // The edge caches the token past its short TTL while its revocation feed is live.
+    expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200);
 
     const logout = await api('POST', '/auth/sessions/logout', {
       token: other,
       body: { session_id_hashes: [leaving.ready.auth_session_id_hash] },
     });
     expect(logout.status).toBe(204);
+    expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401);
     expect(await leaving.closed).toBe(4004);
     await staying.until((f) => f.t === 'AUTH_SESSION_CHANGE');
     expect(staying.frames.at(-1)).toEqual({

@@ -21,14 +21,15 @@ export interface AuthUnderTest {
   auth: RunningAuth;
 }
 
-export async function startTestAuth(): Promise<AuthUnderTest> {
-  const stores = inject('stores');
+/** `env` overrides stores or config keys, e.g. a private NATS_URL with a DB_PREFIX of its own. */
+export async function startTestAuth(env: Partial<TestStores> & { DB_PREFIX?: string } = {}): Promise<AuthUnderTest> {
+  const stores = { ...inject('stores'), ...env };
   const keys = testKeys();
   const config = authConfigSchema.parse({
+    DB_PREFIX: 'kith_test',
     ...stores,
     HTTP_PORT: '0',
     GRPC_PORT: '0',
-    DB_PREFIX: 'kith_test',
     LOG_LEVEL: 'silent',
     INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
   });
@@ -48,6 +49,15 @@ export async function startTestGateway(under: AuthUnderTest, env: Record<string,
   });
   const gateway = await startGateway(config);
   return { ...gateway, base: `http://127.0.0.1:${gateway.port}` };
+}
+
+/** Resolves once the gateway trusts its revocation feed (connected, subscribed, PONG seen). */
+export async function feedLive(gateway: RunningGateway, giveUpMs = 10_000): Promise<void> {
+  const since = performance.now();
+  while (!gateway.tokens.feedIsLive) {
+    if (performance.now() - since > giveUpMs) throw new Error(`the revocation feed is not live after ${giveUpMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Runs closers in their order, every one even if an earlier one failed. */

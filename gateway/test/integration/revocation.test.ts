@@ -1,28 +1,45 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, databaseUrl, sql, type Kysely } from '@kith/platform';
-import { AUTH_DATABASE, call, login, registerUser, startTestAuth, startTestGateway, stopAll, type AuthUnderTest } from './harness.js';
+import {
+  AUTH_DATABASE,
+  call,
+  feedLive,
+  login,
+  registerUser,
+  startTestAuth,
+  startTestGateway,
+  stopAll,
+  type AuthUnderTest,
+} from './harness.js';
 
-/** The gateway's default TTL. */
+/** The gateway's default TTLs: without and with a live revocation feed. */
 const TTL_MS = 800;
+const FEED_TTL_MS = 60_000;
 const POLL_EVERY_MS = 10;
 /** Room for one poll interval and one round trip to auth after the cached answer expires. */
 const TTL_MARGIN_MS = 250;
 
 let under: AuthUnderTest;
+/** Trusts a valid answer for a minute while the revocation feed is live: the default. */
 let cached: Awaited<ReturnType<typeof startTestGateway>>;
 /** A second replica without a cache: a logout sent through it reaches `cached` only as an event. */
 let uncached: Awaited<ReturnType<typeof startTestGateway>>;
+/** A replica that never trusts an answer longer than the short TTL, feed or not. */
+let shortOnly: Awaited<ReturnType<typeof startTestGateway>>;
 let authDb: Kysely<unknown>;
 
 beforeAll(async () => {
   under = await startTestAuth();
-  cached = await startTestGateway(under, { AUTH_CACHE_TTL_MS: String(TTL_MS) });
+  cached = await startTestGateway(under, { AUTH_CACHE_TTL_MS: String(TTL_MS), AUTH_CACHE_FEED_TTL_MS: String(FEED_TTL_MS) });
   uncached = await startTestGateway(under, { AUTH_CACHE_TTL_MS: '0' });
+  shortOnly = await startTestGateway(under, { AUTH_CACHE_TTL_MS: String(TTL_MS), AUTH_CACHE_FEED_TTL_MS: String(TTL_MS) });
+  await feedLive(cached);
+  await feedLive(shortOnly);
   authDb = createDatabase({ url: databaseUrl(under.stores.DATABASE_URL, AUTH_DATABASE), maxConnections: 2 });
 });
 
 afterAll(async () => {
-  await stopAll(cached?.closers, uncached?.closers, under?.auth.closers);
+  await stopAll(cached?.closers, uncached?.closers, shortOnly?.closers, under?.auth.closers);
   await authDb?.destroy();
 });
 
@@ -50,6 +67,12 @@ async function userWithTwoSessions(base: string) {
   expect(listed.body.user_sessions).toHaveLength(1);
   const { token, userId } = await login(base, user);
   return { other: user.token, current: token, userId, otherHash: listed.body.user_sessions[0]!.id_hash };
+}
+
+/** The ids of all the user's sessions, as auth's revocation events name them. */
+async function sessionIdsOf(userId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`SELECT id FROM sessions WHERE user_id = ${userId}`.execute(authDb);
+  return rows.map((r) => r.id);
 }
 
 function summary(values: number[]): string {
@@ -82,6 +105,11 @@ describe('a revoked session through the gateway', () => {
         // Warm the edge's cache with the token about to be revoked, so the cache is what is tested.
         expect((await call(cached.base, '/api/v9/users/@me', { token: other })).status).toBe(200);
         expect(cached.tokens.size).toBeGreaterThan(0);
+        // Past the short TTL the entry is still trusted (auth is not asked): the feed's long TTL is in play.
+        const lookups = cached.tokens.lookups;
+        await sleep(TTL_MS + 100);
+        expect((await call(cached.base, '/api/v9/users/@me', { token: other })).status).toBe(200);
+        expect(cached.tokens.lookups).toBe(lookups);
 
         // Through another replica, only auth's session-revoked event over NATS can evict it here.
         const logoutBase = via === 'sameEdge' ? cached.base : uncached.base;
@@ -96,7 +124,8 @@ describe('a revoked session through the gateway', () => {
       }
     }
     console.log(
-      `[gateway] revocation, AUTH_CACHE_TTL_MS=${TTL_MS}, polling every ${POLL_EVERY_MS} ms, logout 204 → first 401:\n` +
+      `[gateway] revocation of an entry older than AUTH_CACHE_TTL_MS=${TTL_MS} (AUTH_CACHE_FEED_TTL_MS=${FEED_TTL_MS}, feed live), ` +
+        `polling every ${POLL_EVERY_MS} ms, logout 204 → first 401:\n` +
         `  logout through the same edge: ${summary(rounds.sameEdge)}\n` +
         `  logout through another replica (NATS event only): ${summary(rounds.otherReplica)}; stale 200s: ${staleOnReplica.join(', ')}`,
     );
@@ -105,24 +134,24 @@ describe('a revoked session through the gateway', () => {
     expect(Math.max(...rounds.otherReplica)).toBeLessThan(1000);
   });
 
-  it('when a session is revoked behind the edge’s back, then its cached token stops working within the ttl', async () => {
+  it('when the feed ttl is off and a session is revoked behind the edge’s back, then its cached token stops working within the short ttl', async () => {
     const rounds: { ms: number; stale: number; sinceWarm: number }[] = [];
     for (let round = 0; round < 3; round++) {
-      const { other, userId } = await userWithTwoSessions(cached.base);
+      const { other, userId } = await userWithTwoSessions(shortOnly.base);
       // Let setup's cached answer lapse, so the next request stores a fresh one: the worst case.
       await sleep(TTL_MS + 50);
       const warmed = performance.now();
-      expect((await call(cached.base, '/api/v9/users/@me', { token: other })).status).toBe(200);
+      expect((await call(shortOnly.base, '/api/v9/users/@me', { token: other })).status).toBe(200);
 
       // Straight in auth's database: no session-revoked event reaches the edge.
       await sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId}`.execute(authDb);
       const revoked = performance.now();
-      const { ms, stale } = await pollUntilRefused(cached.base, other, revoked);
+      const { ms, stale } = await pollUntilRefused(shortOnly.base, other, revoked);
 
       rounds.push({ ms, stale, sinceWarm: performance.now() - warmed });
     }
     console.log(
-      `[gateway] revocation the edge never hears of (database only), AUTH_CACHE_TTL_MS=${TTL_MS}: ` +
+      `[gateway] revocation the edge never hears of (database only), AUTH_CACHE_TTL_MS=${TTL_MS}, no feed TTL: ` +
         `revoke → first 401: ${summary(rounds.map((r) => r.ms))}; ` +
         `stale 200s per round: ${rounds.map((r) => r.stale).join(', ')}; ` +
         `fresh cache entry → first 401: ${summary(rounds.map((r) => r.sinceWarm))}`,
@@ -132,6 +161,22 @@ describe('a revoked session through the gateway', () => {
       expect(round.ms).toBeLessThan(1000);
       expect(round.sinceWarm).toBeLessThan(TTL_MS + TTL_MARGIN_MS);
     }
+  });
+
+  it('when the feed is live and a session is revoked behind the edge’s back, then its cached token is still trusted (no event, no eviction)', async () => {
+    // The deliberate trade of the feed TTL: only revocations auth announces evict; every way auth ends a session does.
+    const { other, userId } = await userWithTwoSessions(cached.base);
+    expect((await call(cached.base, '/api/v9/users/@me', { token: other })).status).toBe(200);
+    const lookups = cached.tokens.lookups;
+
+    await sql`UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId}`.execute(authDb);
+    await sleep(TTL_MS + 100);
+
+    expect((await call(cached.base, '/api/v9/users/@me', { token: other })).status).toBe(200);
+    expect(cached.tokens.lookups).toBe(lookups);
+    // An announced revocation still evicts it.
+    cached.tokens.revoke(await sessionIdsOf(userId));
+    expect((await call(cached.base, '/api/v9/users/@me', { token: other })).status).toBe(401);
   });
 
   it('when the cache is off and a session is revoked behind the edge’s back, then the next request is refused', async () => {

@@ -114,13 +114,23 @@ function notFoundOrMethodNotAllowed(app: Express): RequestHandler {
   };
 }
 
+/** The edge's request id, which it sets on every request and strips from clients. */
+const REQUEST_ID_HEADER = 'x-request-id';
+
 function identityCheck(verifier: IdentityVerifier): RequestHandler {
   return (req, res, next) => {
     const header = req.headers[INTERNAL_IDENTITY_HEADER];
-    verifier.verify(typeof header === 'string' ? header : undefined).then((identity) => {
-      res.locals.identity = identity;
-      requestContext.run({ requestId: identity.requestId }, next);
-    }, next);
+    let identity: Identity;
+    try {
+      identity = verifier.verifySync(typeof header === 'string' ? header : undefined);
+    } catch (err) {
+      return next(err);
+    }
+    // The edge reuses a signed identity across requests, so the request id travels beside it.
+    const requestId = req.headers[REQUEST_ID_HEADER];
+    if (!identity.requestId && typeof requestId === 'string') identity.requestId = requestId.slice(0, 128);
+    res.locals.identity = identity;
+    requestContext.run({ requestId: identity.requestId }, next);
   };
 }
 

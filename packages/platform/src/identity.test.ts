@@ -113,3 +113,129 @@ describe('IdentitySigner and IdentityVerifier', () => {
     await expectUnauthorized(verifier.verify('not.a.jwt'));
   });
 });
+
+/** A clock the test moves; a fresh key pair so nothing is shared with the tests above. */
+async function withClock(signerOptions: { reuseMs?: number; maxEntries?: number } = {}, verifierEntries?: number) {
+  const pair = testKeys();
+  const clock = { now: Date.UTC(2026, 0, 1, 12, 0, 0) };
+  const now = () => clock.now;
+  return {
+    clock,
+    signer: await IdentitySigner.fromPem(pair.privateKey, { ...signerOptions, now }),
+    verifier: await IdentityVerifier.fromPem(pair.publicKey, 'auth', {
+      now,
+      ...(verifierEntries === undefined ? {} : { maxEntries: verifierEntries }),
+    }),
+  };
+}
+
+const { requestId: _unsigned, ...aliceUnsigned } = alice;
+
+describe('IdentitySigner reuse', () => {
+  it('when the same identity is signed again within the reuse window, then the same token comes back', async () => {
+    const { clock, signer } = await withClock({ reuseMs: 5000 });
+    const first = signer.signSync(aliceUnsigned, 'auth');
+    clock.now += 4999;
+    expect(signer.signSync(aliceUnsigned, 'auth')).toBe(first);
+    clock.now += 1;
+    expect(signer.signSync(aliceUnsigned, 'auth')).not.toBe(first);
+  });
+
+  it('when any part of the identity or the audience differs, then another token is signed', async () => {
+    const { signer } = await withClock({ reuseMs: 5000 });
+    const first = signer.signSync(aliceUnsigned, 'auth');
+    const others = [
+      signer.signSync(aliceUnsigned, 'social'),
+      signer.signSync({ ...aliceUnsigned, sessionId: 's2' }, 'auth'),
+      signer.signSync({ ...aliceUnsigned, userId: '1' }, 'auth'),
+      signer.signSync({ ...aliceUnsigned, clientIp: '203.0.113.10' }, 'auth'),
+      signer.signSync({ ...aliceUnsigned, fingerprint: null }, 'auth'),
+    ];
+    expect(new Set([first, ...others]).size).toBe(6);
+  });
+
+  it('when a request id is given, then it is signed into a token of its own, never reused', async () => {
+    const { signer, verifier } = await withClock({ reuseMs: 5000 });
+    const first = signer.signSync(alice, 'auth');
+    const second = signer.signSync({ ...alice, requestId: 'req-9' }, 'auth');
+    expect(second).not.toBe(first);
+    expect(verifier.verifySync(second).requestId).toBe('req-9');
+  });
+
+  it('when no request id is given, then the token carries none and verifies with an empty one', async () => {
+    const { signer, verifier } = await withClock({ reuseMs: 5000 });
+    const token = signer.signSync(aliceUnsigned, 'auth');
+    const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    expect(payload.rid).toBeUndefined();
+    expect(verifier.verifySync(token)).toEqual({ ...alice, requestId: '' });
+  });
+
+  it('when more identities are signed than the bound, then the oldest are forgotten', async () => {
+    const { signer } = await withClock({ reuseMs: 5000, maxEntries: 2 });
+    const a = signer.signSync({ ...aliceUnsigned, sessionId: 'a' }, 'auth');
+    signer.signSync({ ...aliceUnsigned, sessionId: 'b' }, 'auth');
+    signer.signSync({ ...aliceUnsigned, sessionId: 'c' }, 'auth');
+    expect(signer['reused'].size).toBe(2);
+    // A fresh signature of the same claims in the same second is the same text (Ed25519 is deterministic).
+    expect(signer.signSync({ ...aliceUnsigned, sessionId: 'a' }, 'auth')).toBe(a);
+    expect(signer['reused'].size).toBe(2);
+  });
+});
+
+describe('IdentityVerifier cache', () => {
+  it('when a token verified once is seen again, then it verifies from the cache with the same identity', async () => {
+    const { signer, verifier } = await withClock();
+    const token = signer.signSync(alice, 'auth');
+    expect(verifier.verifySync(token)).toEqual(alice);
+    expect(verifier.cachedCount).toBe(1);
+    expect(verifier.verifySync(token)).toEqual(alice);
+    expect(verifier.cachedCount).toBe(1);
+  });
+
+  it('when a caller changes the identity it got, then the cached one is unchanged', async () => {
+    const { signer, verifier } = await withClock();
+    const token = signer.signSync(aliceUnsigned, 'auth');
+    verifier.verifySync(token).requestId = 'req-of-one-request';
+    expect(verifier.verifySync(token).requestId).toBe('');
+  });
+
+  it('when a cached token expires, then it is a 401 on the next use and leaves the cache', async () => {
+    const { clock, signer, verifier } = await withClock();
+    const token = signer.signSync(alice, 'auth');
+    expect(verifier.verifySync(token)).toEqual(alice);
+
+    clock.now += (IDENTITY_TTL_SECONDS + 5) * 1000;
+    await expectUnauthorized(verifier.verify(token));
+    expect(verifier.cachedCount).toBe(0);
+  });
+
+  it('when a token fails, then it is not cached, and a forgery of a cached token still fails', async () => {
+    const { signer, verifier } = await withClock();
+    const token = signer.signSync(alice, 'auth');
+    verifier.verifySync(token);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: '1' })).toString('base64url')}.${signature}`;
+
+    await expectUnauthorized(verifier.verify(forged));
+    await expectUnauthorized(verifier.verify(forged));
+    await expectUnauthorized(verifier.verify(await signer.sign(alice, 'billing')));
+    expect(verifier.cachedCount).toBe(1);
+  });
+
+  it('when more tokens verify than the bound, then the oldest are dropped and still verify the long way', async () => {
+    const { signer, verifier } = await withClock({}, 2);
+    const tokens = ['a', 'b', 'c'].map((sessionId) => signer.signSync({ ...alice, sessionId }, 'auth'));
+    for (const token of tokens) verifier.verifySync(token);
+    expect(verifier.cachedCount).toBe(2);
+    expect(verifier.verifySync(tokens[0]!).sessionId).toBe('a');
+    expect(verifier.cachedCount).toBe(2);
+  });
+
+  it('when the bound is 0, then nothing is cached', async () => {
+    const { signer, verifier } = await withClock({}, 0);
+    const token = signer.signSync(alice, 'auth');
+    expect(verifier.verifySync(token)).toEqual(alice);
+    expect(verifier.cachedCount).toBe(0);
+  });
+});

@@ -19,8 +19,33 @@ export interface Identity {
   userId: string | null;
   sessionId: string | null;
   clientIp: string;
+  /**
+   * The edge's id for this request. The gateway does not sign it (a signed identity is reused
+   * across requests): services take it from `x-request-id`, which only the edge sets.
+   */
   requestId: string;
   fingerprint: string | null;
+}
+
+/** What the signer puts in a token; `requestId` only for callers that sign per request (tests). */
+export type SignableIdentity = Omit<Identity, 'requestId'> & { requestId?: string };
+
+export interface SignerOptions {
+  /**
+   * For how long a token signed for one (audience, user, session, address, fingerprint) is handed
+   * out again instead of signing anew; 0 signs every time. Keep it well inside the token's life
+   * (IDENTITY_TTL_SECONDS) so a reused token still has most of it left when it arrives.
+   */
+  reuseMs?: number;
+  /** How many reusable tokens are kept at most. */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+export interface VerifierOptions {
+  /** How many verified tokens are remembered (until their expiry) at most; 0 remembers none. */
+  maxEntries?: number;
+  now?: () => number;
 }
 
 interface Claims {
@@ -48,42 +73,82 @@ const HEADER = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT' })).toStrin
 const pemFromEnv = (pem: string): string => pem.replace(/\\n/g, '\n').trim();
 
 export class IdentitySigner {
-  private constructor(private readonly key: KeyObject) {}
+  private readonly reused = new Map<string, { token: string; signedAt: number }>();
+  private readonly reuseMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
 
-  static async fromPem(privateKeyPem: string): Promise<IdentitySigner> {
+  private constructor(
+    private readonly key: KeyObject,
+    options: SignerOptions,
+  ) {
+    this.reuseMs = Math.min(options.reuseMs ?? 0, 10_000);
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  static async fromPem(privateKeyPem: string, options: SignerOptions = {}): Promise<IdentitySigner> {
     const key = createPrivateKey(pemFromEnv(privateKeyPem));
     if (key.asymmetricKeyType !== 'ed25519') throw new Error('the internal identity key must be Ed25519');
-    return new IdentitySigner(key);
+    return new IdentitySigner(key, options);
   }
 
   /** Signs the identity for one request to one service (audience = the service's name). */
-  async sign(identity: Identity, audience: string): Promise<string> {
+  async sign(identity: SignableIdentity, audience: string): Promise<string> {
     return this.signSync(identity, audience);
   }
 
-  signSync(identity: Identity, audience: string): string {
-    const now = Math.floor(Date.now() / 1000);
+  signSync(identity: SignableIdentity, audience: string): string {
+    if (this.reuseMs <= 0 || identity.requestId) return this.signNow(identity, audience);
+    // Header values cannot hold a NUL, so no two identities share a key.
+    const key = `${audience}\0${identity.userId ?? ''}\0${identity.sessionId ?? ''}\0${identity.clientIp}\0${identity.fingerprint ?? ''}`;
+    const now = this.now();
+    const hit = this.reused.get(key);
+    if (hit && now - hit.signedAt < this.reuseMs && now >= hit.signedAt) return hit.token;
+    const token = this.signNow(identity, audience);
+    this.reused.delete(key);
+    if (this.reused.size >= this.maxEntries) this.reused.delete(this.reused.keys().next().value!);
+    this.reused.set(key, { token, signedAt: now });
+    return token;
+  }
+
+  private signNow(identity: SignableIdentity, audience: string): string {
+    const now = Math.floor(this.now() / 1000);
     const claims: Record<string, string | number> = { iss: ISSUER, aud: audience, iat: now, exp: now + IDENTITY_TTL_SECONDS };
     if (identity.userId) claims.sub = identity.userId;
     if (identity.sessionId) claims.sid = identity.sessionId;
     claims.ip = identity.clientIp;
-    claims.rid = identity.requestId;
+    if (identity.requestId) claims.rid = identity.requestId;
     if (identity.fingerprint) claims.fp = identity.fingerprint;
     const input = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     return `${input}.${edSign(null, Buffer.from(input), this.key).toString('base64url')}`;
   }
 }
 
+/**
+ * Checks the edge's tokens. A token that verified is remembered by its exact text, so the same
+ * token (the edge reuses one for a few seconds) costs a map lookup, not a signature check; its
+ * lifetime claims are checked again on every use, so expiry holds on a hit too. Only tokens that
+ * passed the full check are remembered: a forged one never matches.
+ */
 export class IdentityVerifier {
+  private readonly verified = new Map<string, { identity: Identity; claims: Claims }>();
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
   private constructor(
     private readonly key: KeyObject,
     private readonly audience: string,
-  ) {}
+    options: VerifierOptions,
+  ) {
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
 
-  static async fromPem(publicKeyPem: string, audience: string): Promise<IdentityVerifier> {
+  static async fromPem(publicKeyPem: string, audience: string, options: VerifierOptions = {}): Promise<IdentityVerifier> {
     const key = createPublicKey(pemFromEnv(publicKeyPem));
     if (key.asymmetricKeyType !== 'ed25519') throw new Error('the internal identity key must be Ed25519');
-    return new IdentityVerifier(key, audience);
+    return new IdentityVerifier(key, audience, options);
   }
 
   /** The identity in a signed token; a missing, forged, expired or misaddressed token is a 401. */
@@ -91,18 +156,35 @@ export class IdentityVerifier {
     return this.verifySync(token);
   }
 
+  /** A fresh object each call: callers may fill in the request id. */
   verifySync(token: string | undefined): Identity {
-    const claims = token ? this.check(token) : undefined;
+    if (!token) throw ApiError.unauthorized();
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (this.claimsValid(hit.claims)) return { ...hit.identity };
+      this.verified.delete(token);
+      throw ApiError.unauthorized();
+    }
+    const claims = this.check(token);
     if (!claims) throw ApiError.unauthorized();
-    return {
+    const identity: Identity = {
       userId: typeof claims.sub === 'string' ? claims.sub : null,
       sessionId: typeof claims.sid === 'string' ? claims.sid : null,
       clientIp: typeof claims.ip === 'string' ? claims.ip : '',
       requestId: typeof claims.rid === 'string' ? claims.rid : '',
       fingerprint: typeof claims.fp === 'string' ? claims.fp : null,
     };
+    if (this.maxEntries > 0) {
+      // Insertion order is close to expiry order: the oldest is the first to go.
+      if (this.verified.size >= this.maxEntries) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { identity, claims });
+    }
+    return { ...identity };
   }
 
+  get cachedCount(): number {
+    return this.verified.size;
+  }
   private check(token: string): Claims | undefined {
     if (token.length > 4096) return undefined;
     const parts = token.split('.');
@@ -121,7 +203,7 @@ export class IdentityVerifier {
   }
 
   private claimsValid(claims: Claims): boolean {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.now() / 1000);
     const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
     if (claims.iss !== ISSUER || !audiences.includes(this.audience)) return false;
     if (typeof claims.exp !== 'number' || claims.exp <= now - CLOCK_TOLERANCE_SECONDS) return false;

@@ -144,6 +144,21 @@ describe('createServiceApp: internal identity', () => {
   });
 });
 
+describe('createServiceApp: request id beside a reused identity', () => {
+  it('when one identity without a request id comes with two requests, then each request gets the x-request-id it came with', async () => {
+    const { base, lines } = await serve();
+    // As the edge signs it: no request id inside, so the same token can serve many requests.
+    const identity = await sign(AUDIENCE, { userId: '42', requestId: '' });
+    const ids = [unique('req'), unique('req')];
+
+    const answers = [];
+    for (const id of ids) answers.push(await call(base, '/me', { identity, headers: { 'x-request-id': id } }));
+
+    expect(answers.map((a) => (a.body as { identity: { requestId: string } }).identity.requestId)).toEqual(ids);
+    expect(lines.filter((l) => l.msg === 'request').map((l) => l.request_id)).toEqual(ids);
+  });
+});
+
 describe('createServiceApp: bodies and errors', () => {
   it('when the JSON body is malformed, then it is a 400 with code 50109', async () => {
     const { base } = await serve();
