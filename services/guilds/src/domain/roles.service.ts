@@ -3,6 +3,7 @@ import type { Updateable } from 'kysely';
 import { guildsStore, type Tx } from '../store/guilds.store.js';
 import { rolesStore } from '../store/roles.store.js';
 import type { RolesTable } from '../store/schema.js';
+import { compareIds } from './channel.audience.js';
 import { channelModule } from './channel.module.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
@@ -141,7 +142,12 @@ export class RolesService {
         data: { guild_id: guildId, role: renderRole(updated.get(id)!) },
       }));
       await this.deps.outbox.enqueue(trx, events);
-      return (await rolesStore.roles(trx, guildId)).map(renderRole);
+      // The actor's roles were read under the guild lock every role change takes: with the moved
+      // ones replaced they are the guild's roles now, in the order the list query gives.
+      return actor.roles
+        .map((role) => updated.get(role.id) ?? role)
+        .sort((a, b) => a.position - b.position || compareIds(a.id, b.id))
+        .map(renderRole);
     });
   }
 
