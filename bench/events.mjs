@@ -5,10 +5,10 @@
 //      all as friends;
 //   2. SOCKET MEMORY (issue 3): resident memory of the realtime process empty, then with 1,000 and
 //      5,000 identified idle sockets (heartbeating), each read after a few seconds and a full GC;
-//   3. EVENT LATENCY (issue 3): pairs of users with identified sockets; an open-loop driver sends
-//      friend requests and removes them again (POST / DELETE /users/@me/relationships) at each
-//      target rate, and times, per request, the HTTP answer and the arrival of the
-//      RELATIONSHIP_ADD / RELATIONSHIP_REMOVE it causes on the target user's socket;
+//   3. EVENT LATENCY (issue 3): pairs of users with identified sockets; an open-loop driver per
+//      action (nickname edits: 1 event per request; role reorders: 10 GUILD_ROLE_UPDATE per
+//      request; or friend request / removal toggles) at each target rate in events/s, and times,
+//      per request, the HTTP answer and, per event it causes, the dispatch's arrival on its socket;
 //   4. RELATIONSHIPS (issue 6): GET /users/@me/relationships for a user with 1,000 friends through
 //      the gateway, beside GET /users/@me and the raw node:http baseline, with autocannon as
 //      bench/run.mjs drives it.
