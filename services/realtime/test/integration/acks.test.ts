@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nanos } from 'nats';
 import { EVENTS_STREAM } from '@kith/platform';
 import { unique } from '@kith/platform/testing';
 import { GatewayClient } from './gateway.client.js';
-import { closedPort, newUser, publishEvent, sleep, startStack, startTestRealtime, stopStack, type Stack } from './harness.js';
+import { newUser, publishEvent, sleep, spawnRealtimeProcess, startStack, startTestRealtime, stopStack, type Stack } from './harness.js';
 
 let stack: Stack;
 
@@ -56,26 +55,13 @@ describe('a replica killed before it acknowledged what it delivered', () => {
   it('when it comes back under the same id, then the events are delivered to it again and its resumed client gets none of them twice', async () => {
     const replicaId = unique('rt');
     consumerName = `realtime_${replicaId}`;
-    const port = await closedPort();
-    child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        HTTP_PORT: String(port),
-        REPLICA_ID: replicaId,
-        // Nothing is acknowledged before the kill.
-        EVENTS_ACK_DELAY_MS: '600000',
-        REDIS_URL: stack.under.stores.REDIS_URL,
-        NATS_URL: stack.under.stores.NATS_URL,
-        AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
-        INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
-      },
-      stdio: 'ignore',
+    const spawned = await spawnRealtimeProcess(stack, replicaId, {
+      // Nothing is acknowledged before the kill.
+      EVENTS_ACK_DELAY_MS: '600000',
     });
-    await waitForHealth(`http://127.0.0.1:${port}/healthz`);
+    child = spawned.child;
     const user = await newUser(stack);
-    const { client, ready } = await GatewayClient.ready(`ws://127.0.0.1:${port}/gateway`, user.token);
+    const { client, ready } = await GatewayClient.ready(spawned.url, user.token);
     const published: Awaited<ReturnType<typeof publishEvent>>[] = [];
     for (let i = 0; i < 5; i++) published.push(await publishEvent(stack, { name: 'RELATIONSHIP_ADD', users: [user.userId], data: { i } }));
     await client.next((f) => f.s === 6);
@@ -110,16 +96,3 @@ describe('a replica killed before it acknowledged what it delivered', () => {
     back.close();
   }, 60_000);
 });
-
-async function waitForHealth(url: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer`);
-    await sleep(100);
-  }
-}

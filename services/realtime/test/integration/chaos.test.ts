@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_STREAM } from '@kith/platform';
 import { TestNatsServer, unique } from '@kith/platform/testing';
 import { GatewayClient, type ServerFrame } from './gateway.client.js';
-import { closedPort, newUser, publishEvent, sleep, startStack, startTestRealtime, stopStack, type Stack } from './harness.js';
+import { newUser, publishEvent, sleep, spawnRealtimeProcess, startStack, startTestRealtime, stopStack, type Stack } from './harness.js';
 
 const EVENTS = 60;
 
@@ -92,25 +91,11 @@ describe('a realtime process killed mid-stream', () => {
   it('when its client resumes on another replica, then every event arrives exactly once, in order, across both sockets', async () => {
     const replicaId = unique('rt');
     killedConsumer = `realtime_${replicaId}`;
-    const port = await closedPort();
-    child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        HTTP_PORT: String(port),
-        REPLICA_ID: replicaId,
-        REDIS_URL: stack.under.stores.REDIS_URL,
-        NATS_URL: stack.under.stores.NATS_URL,
-        AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
-        INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
-      },
-      stdio: 'ignore',
-    });
-    await waitForHealth(`http://127.0.0.1:${port}/healthz`);
+    const spawned = await spawnRealtimeProcess(stack, replicaId);
+    child = spawned.child;
     const survivor = await startTestRealtime(stack);
     const user = await newUser(stack);
-    const { client, ready } = await GatewayClient.ready(`ws://127.0.0.1:${port}/gateway`, user.token);
+    const { client, ready } = await GatewayClient.ready(spawned.url, user.token);
 
     let resumed: GatewayClient | undefined;
     for (let i = 0; i < EVENTS; i++) {
@@ -133,16 +118,3 @@ describe('a realtime process killed mid-stream', () => {
     resumed!.close();
   }, 60_000);
 });
-
-async function waitForHealth(url: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer`);
-    await sleep(100);
-  }
-}

@@ -1,4 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { connect, headers as natsHeaders, type JetStreamClient, type NatsConnection } from 'nats';
 import { EVENTS_STREAM, createClient, type EventEnvelope, type EventInternal } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
@@ -130,5 +132,46 @@ export async function authSessionIdOf(stack: Stack, token: string): Promise<stri
     return (await client.validateToken({ token })).sessionId;
   } finally {
     client.close();
+  }
+}
+
+/**
+ * The realtime service as its own process (built `dist/main.js`), for tests that kill it with
+ * SIGKILL; resolves once it answers /healthz. The caller kills it.
+ */
+export async function spawnRealtimeProcess(
+  stack: Stack,
+  replicaId: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await closedPort();
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      HTTP_PORT: String(port),
+      REPLICA_ID: replicaId,
+      REDIS_URL: stack.under.stores.REDIS_URL,
+      NATS_URL: stack.under.stores.NATS_URL,
+      AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
+      INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  const health = `http://127.0.0.1:${port}/healthz`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(health)).ok) return { child, url: `ws://127.0.0.1:${port}/gateway` };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${health} did not answer`);
+    }
+    await sleep(100);
   }
 }
