@@ -3,6 +3,7 @@ import { ApiError } from '@kith/platform';
 import { GameRelationshipsService, type GameRelationshipRow, type GameStore, type GameTx } from './game-relationships.service.js';
 import type { UserDirectory } from './ports.js';
 import type { PartialUser } from './relationship.types.js';
+import { partialUser } from './relationship.view.js';
 
 const A = '100000000000000001';
 const B = '100000000000000002';
@@ -42,16 +43,7 @@ class MemoryGameStore implements GameStore {
 
 function setup() {
   const store = new MemoryGameStore();
-  const user = (id: string): PartialUser => ({
-    id,
-    username: `user${id.slice(-1)}`,
-    discriminator: '0',
-    global_name: null,
-    avatar: null,
-    avatar_decoration_data: null,
-    public_flags: 0,
-    primary_guild: null,
-  });
+  const user = (id: string): PartialUser => partialUser(id, `user${id.slice(-1)}`);
   const users: UserDirectory = {
     getUsers: async (ids) => new Map(ids.filter((id) => id === A || id === B).map((id) => [id, user(id)])),
     findByUsername: async () => undefined,

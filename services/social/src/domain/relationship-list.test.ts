@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { RelationshipListCache } from './relationship-list.js';
-import { RelationshipType as T, type PartialUser, type RelationshipRow } from './relationship.types.js';
+import { RelationshipType as T, type RelationshipRow } from './relationship.types.js';
 import { UserCache } from './user-cache.js';
+import { partialUser } from './relationship.view.js';
 
 const OWNER = '100000000000000001';
 const FRIEND = '100000000000000002';
 const OTHER = '100000000000000003';
 
-const user = (id: string, username: string): PartialUser => ({
-  id,
-  username,
-  discriminator: '0',
-  global_name: null,
-  avatar: null,
-  avatar_decoration_data: null,
-  public_flags: 0,
-  primary_guild: null,
-});
+const user = partialUser;
 
 const row = (userId: string, targetId: string, type: RelationshipRow['type']): RelationshipRow => ({
   user_id: userId,

@@ -27,11 +27,11 @@ export function partialRelationship(row: RelationshipRow) {
   };
 }
 
-/** A target whose account is gone still needs a user object; the platform shows a deleted user. */
-function unknownUser(id: string): PartialUser {
+/** A user object with nothing but an id and a name set (no avatar, display name or badges). */
+export function partialUser(id: string, username: string): PartialUser {
   return {
     id,
-    username: 'deleted_user',
+    username,
     discriminator: '0',
     global_name: null,
     avatar: null,
@@ -39,4 +39,9 @@ function unknownUser(id: string): PartialUser {
     public_flags: 0,
     primary_guild: null,
   };
+}
+
+/** A target whose account is gone still needs a user object; the platform shows a deleted user. */
+function unknownUser(id: string): PartialUser {
+  return partialUser(id, 'deleted_user');
 }

@@ -3,6 +3,7 @@ import { ApiError, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
 import { RelationshipsService, SMALL_GUILD_MEMBERS } from './relationships.service.js';
+import { partialUser } from './relationship.view.js';
 
 /** An in-memory store whose transactions apply all-or-nothing, like the real one. */
 class MemoryStore implements RelationshipStore {
@@ -60,17 +61,7 @@ class MemoryStore implements RelationshipStore {
 const A = '100000000000000001';
 const B = '100000000000000002';
 const C = '100000000000000003';
-const user = (id: string, extra: Partial<PartialUser> = {}): PartialUser => ({
-  id,
-  username: `user${id.slice(-1)}`,
-  discriminator: '0',
-  global_name: null,
-  avatar: null,
-  avatar_decoration_data: null,
-  public_flags: 0,
-  primary_guild: null,
-  ...extra,
-});
+const user = (id: string, extra: Partial<PartialUser> = {}): PartialUser => ({ ...partialUser(id, `user${id.slice(-1)}`), ...extra });
 
 /** Which pairs share a guild (of `members` members), as the guilds service would answer; every question is counted. */
 function guildsWith(shared: [string, string][], members = 5000) {

@@ -8,6 +8,7 @@ import { MAX_FRIENDS, RelationshipType as T, type PartialUser } from '../../src/
 import { RelationshipsService } from '../../src/domain/relationships.service.js';
 import { PgRelationshipStore } from '../../src/store/relationships.store.js';
 import type { SocialDatabase } from '../../src/store/schema.js';
+import { partialUser } from '../../src/domain/relationship.view.js';
 
 /**
  * What each relationship change costs in PostgreSQL round trips, counted on the real pg pool under
@@ -52,16 +53,7 @@ function countingPool(inner: pg.Pool) {
 
 let next = 100_000_000_000_000_000n;
 const newId = () => String(next++);
-const user = (id: string): PartialUser => ({
-  id,
-  username: `u${id.slice(-4)}`,
-  discriminator: '0',
-  global_name: null,
-  avatar: null,
-  avatar_decoration_data: null,
-  public_flags: 0,
-  primary_guild: null,
-});
+const user = (id: string): PartialUser => partialUser(id, `u${id.slice(-4)}`);
 
 /** Auth as social sees it: every user exists, anyone may ask anyone. */
 const users: UserDirectory = {
