@@ -61,7 +61,7 @@ async function appliedMigrations(db: Kysely<unknown>): Promise<string[]> {
 }
 
 /** The platform's own migrations, applied before every service's: the outbox. */
-const PLATFORM = ['0000_platform_outbox'];
+const PLATFORM = ['0000_platform_outbox', '0000_platform_outbox_vacuum'];
 
 const threeMigrations = {
   '0001_users.sql': 'CREATE TABLE users (id bigint PRIMARY KEY, username text NOT NULL);',
@@ -171,6 +171,11 @@ describe('migrate', () => {
     expect(await migrate(db, folder)).toEqual(PLATFORM);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox`.execute(db);
     expect(rows[0]!.n).toBe(0);
+    // Vacuumed after every thousand dead rows, not when a fifth of the table is dead.
+    const options = await sql<{ reloptions: string[] }>`SELECT reloptions FROM pg_class WHERE relname = 'outbox'`.execute(db);
+    expect(options.rows[0]!.reloptions).toEqual(
+      expect.arrayContaining(['autovacuum_vacuum_scale_factor=0', 'autovacuum_vacuum_threshold=1000']),
+    );
   });
 
   it("when a service migration takes a platform migration's name, then migrate refuses and applies nothing", async () => {
