@@ -24,6 +24,12 @@ export interface EventStreamOptions {
 
 /** JetStream's error code for "stream name already in use with a different configuration". */
 const STREAM_NAME_IN_USE = 10058;
+/**
+ * "subjects overlap with an existing stream": also what a create answers while another process's
+ * create of the same stream is still in flight (seen with five at once on a fresh server).
+ */
+const SUBJECTS_OVERLAP = 10065;
+const STREAM_NOT_FOUND = 10059;
 
 export function eventStreamConfig({
   maxAgeMs = 24 * 3_600_000,
@@ -51,7 +57,14 @@ export async function ensureEventStream(nc: NatsConnection, options: EventStream
   try {
     return await jsm.streams.add(config);
   } catch (err) {
-    if (!(err instanceof NatsError) || err.api_error?.err_code !== STREAM_NAME_IN_USE) throw err;
-    return jsm.streams.update(EVENTS_STREAM, config);
+    const code = err instanceof NatsError ? err.api_error?.err_code : undefined;
+    if (code !== STREAM_NAME_IN_USE && code !== SUBJECTS_OVERLAP) throw err;
+    try {
+      return await jsm.streams.update(EVENTS_STREAM, config);
+    } catch (updateErr) {
+      // No EVENTS stream after all: some other stream holds the subjects, which stays an error.
+      if (updateErr instanceof NatsError && updateErr.api_error?.err_code === STREAM_NOT_FOUND) throw err;
+      throw updateErr;
+    }
   }
 }

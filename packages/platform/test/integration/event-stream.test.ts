@@ -52,6 +52,15 @@ describe('ensureEventStream', () => {
     expect(config).toMatchObject({ max_age: nanos(3_600_000), duplicate_window: nanos(120_000) });
   });
 
+  it('when another stream already holds the events subjects, then it refuses with the overlap error and creates nothing', async () => {
+    const [nc] = await privateNats();
+    const jsm = await nc!.jetstreamManager();
+    await jsm.streams.add({ name: 'SOMEONE_ELSES', subjects: ['events.>'], storage: StorageType.Memory });
+
+    await expect(ensureEventStream(nc!)).rejects.toMatchObject({ api_error: { err_code: 10065 } });
+    expect(await streamNames(nc!)).toEqual(['SOMEONE_ELSES']);
+  });
+
   it('when called again with the same configuration, then it changes nothing and keeps the messages', async () => {
     const [nc] = await privateNats();
     await ensureEventStream(nc!);
