@@ -117,6 +117,13 @@ export class ApiError extends Error {
   }
 }
 
+/** A 50035 with one error at each path, field names and array indexes taken as they are. */
+export function formErrorAt(entries: readonly { path: readonly (string | number)[]; error: FieldError }[]): ApiError {
+  const tree: ErrorTree = {};
+  for (const { path, error } of entries) addFieldError(tree, path, error);
+  return new ApiError(400, { code: 50035, message: 'Invalid Form Body', errors: tree });
+}
+
 export const INTERNAL_ERROR_BODY: ErrorBody = Object.freeze({ code: 0, message: '500: Internal Server Error' });
 
 function addFieldError(tree: ErrorTree, path: readonly (string | number)[], error: FieldError): void {

@@ -10,7 +10,7 @@ import express, {
 } from 'express';
 import type { z } from 'zod';
 import { requestContext } from './context.js';
-import { ApiError, INTERNAL_ERROR_BODY, formErrorFromZod, isStoreUnavailable } from './errors.js';
+import { ApiError, INTERNAL_ERROR_BODY, formErrorAt, formErrorFromZod, isStoreUnavailable } from './errors.js';
 import { UpstreamError } from './grpc.js';
 import { INTERNAL_IDENTITY_HEADER, type Identity, type IdentityVerifier } from './identity.js';
 import { redactPath, type Logger } from './logger.js';
@@ -24,6 +24,13 @@ export interface ServiceAppOptions {
   readiness: Record<string, ReadinessCheck>;
   /** Largest JSON body accepted. */
   bodyLimit?: string;
+  /**
+   * Every route needs a user: a request without one is a 401 before its input is read, as the
+   * platform answers (a route that checks its body first would say 50035). Unknown paths and
+   * methods stay 404 and 405. Services with public routes leave this off and call `userIdOf`
+   * before `parse`.
+   */
+  requireUser?: boolean;
   routes: (app: Express) => void;
 }
 
@@ -46,6 +53,10 @@ export function userIdOf(res: Response): string {
 /** Parses a request part with a schema, or throws the platform's 50035 form error. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const input = value ?? {};
+  const unstorable: (string | number)[][] = [];
+  findUnstorable(input, [], unstorable, 0);
+  if (unstorable.length > 0)
+    throw formErrorAt(unstorable.map((path) => ({ path, error: { code: 'BASE_TYPE_INVALID', message: 'Invalid character.' } })));
   const result = schema.safeParse(input);
   if (!result.success) throw formErrorFromZod(result.error, input);
   return result.data;
@@ -94,6 +105,7 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; setDr
 
   app.use(requestLog(logger));
   app.use(identityCheck(opts.verifier));
+  if (opts.requireUser) app.use(userRequired(app));
   app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
   opts.routes(app);
   app.use(notFoundOrMethodNotAllowed(app));
@@ -101,16 +113,56 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; setDr
   return { app, setDraining: () => void (draining = true) };
 }
 
+/**
+ * Text PostgreSQL cannot store: a NUL character, or half of a UTF-16 surrogate pair (JSON carries
+ * both as escapes; text columns refuse the first, jsonb both). `parse` refuses it in whatever it is
+ * given (every route's body, query and params go through it), as a form error at each field that
+ * holds one, before the schema: one check instead of one per text field (a missed one was a 500).
+ */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const MAX_REPORTED = 20;
+
+function findUnstorable(value: unknown, path: (string | number)[], found: (string | number)[][], depth: number): void {
+  if (found.length >= MAX_REPORTED) return;
+  if (typeof value === 'string') {
+    if (UNSTORABLE_TEXT.test(value)) found.push(path);
+  } else if (Array.isArray(value)) {
+    // express.json caps a body's size, and with it how deep this can go; the bound is for safety.
+    if (depth < 64) value.forEach((item, i) => findUnstorable(item, [...path, i], found, depth + 1));
+  } else if (value !== null && typeof value === 'object' && depth < 64) {
+    for (const [key, item] of Object.entries(value)) {
+      if (UNSTORABLE_TEXT.test(key)) found.push([...path, key]);
+      else findUnstorable(item, [...path, key], found, depth + 1);
+      if (found.length >= MAX_REPORTED) return;
+    }
+  }
+}
+
+interface RouteLayer {
+  route?: { methods: Record<string, boolean | undefined> };
+  match(path: string): boolean;
+}
+const routeLayers = (app: Express): RouteLayer[] => (app.router as unknown as { stack: RouteLayer[] }).stack;
+
 /** An unknown path is the platform's 404; a known path with another method its 405. */
 function notFoundOrMethodNotAllowed(app: Express): RequestHandler {
-  interface RouteLayer {
-    route?: unknown;
-    match(path: string): boolean;
-  }
   return (req, _res, next) => {
-    const layers = (app.router as unknown as { stack: RouteLayer[] }).stack;
-    const known = layers.some((layer) => layer.route !== undefined && layer.match(req.path));
+    const known = routeLayers(app).some((layer) => layer.route !== undefined && layer.match(req.path));
     next(known ? ApiError.methodNotAllowed() : ApiError.notFound());
+  };
+}
+
+/** A 401 for a request without a user to a route that exists (see `requireUser`). */
+function userRequired(app: Express): RequestHandler {
+  return (req, res, next) => {
+    if (res.locals.identity.userId) return next();
+    const verb = req.method.toLowerCase();
+    const served = routeLayers(app).some((layer) => {
+      const methods = layer.route?.methods;
+      return methods !== undefined && Boolean(methods[verb] ?? methods._all ?? (verb === 'head' && methods.get)) && layer.match(req.path);
+    });
+    next(served ? ApiError.unauthorized() : undefined);
   };
 }
 

@@ -43,6 +43,8 @@ export interface ServiceParts<DB> {
 /** What the service adds to the common shape: its routes, its gRPC services, its own closers. */
 export interface ServiceWiring {
   routes(app: Express): void;
+  /** Every route needs a user (`createServiceApp`'s `requireUser`): anonymous requests are 401 first. */
+  requireUser?: boolean;
   /** Registers gRPC services and returns their names for the health service. */
   grpc?(server: GrpcServerHandle): string[];
   /** Closed after the servers stop and before the stores close. */
@@ -91,6 +93,7 @@ export async function startService<DB>(opts: {
     verifier,
     readiness: { postgres: () => sql`SELECT 1`.execute(db), redis: () => redis.ping(), nats: () => nats.flush() },
     routes: wiring.routes,
+    ...(wiring.requireUser ? { requireUser: true } : {}),
   });
   const http = await listen(app, config.HTTP_PORT, config.HTTP_HOST);
   const grpc = await startGrpcServer({

@@ -33,6 +33,8 @@ export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<Runn
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
       const deps: GuildsDeps = { db, outbox, ids, access: new PgAccess(db), auth, logger: log };
       return {
+        // No route of this service answers without a user.
+        requireUser: true,
         routes: (app) => {
           guildRoutes(app, deps);
           channelRoutes(app, deps);

@@ -54,6 +54,8 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
       const contactSync = new ContactSyncService(new PgContactSyncTokens(db), relationships);
       const queries = new PgRelationshipQueries(db);
       return {
+        // No route of this service answers without a user.
+        requireUser: true,
         routes: (app) => {
           relationshipRoutes(app, relationships, lists, contactSync);
           gameRoutes(app, games);

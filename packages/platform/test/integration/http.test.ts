@@ -32,6 +32,8 @@ function sampleRoutes(app: Express): void {
   app.get('/me', (_req, res) => void res.json({ identity: identityOf(res), user_id: userIdOf(res) }));
   app.get('/whoami', (_req, res) => void res.json(identityOf(res)));
   app.post('/profile', (req, res) => void res.json(parse(profileSchema, req.body)));
+  app.get('/search', (req, res) => void res.json(parse(z.object({ q: z.string() }), req.query)));
+  app.post('/private', (req, res) => void res.json({ user: userIdOf(res), body: parse(profileSchema, req.body) }));
   app.get('/webhooks/:id/:token', (_req, res) => void res.status(204).end());
   app.get('/unknown-user', () => {
     throw ApiError.of('UNKNOWN_USER');
@@ -188,6 +190,55 @@ describe('createServiceApp: bodies and errors', () => {
         bio: { _errors: [{ code: 'BASE_TYPE_STRING', message: 'Could not interpret "5" as string.' }] },
       },
     });
+  });
+
+  it('when text holds a NUL or half a surrogate pair, anywhere in the body, then it is 50035 at each such field and nothing else is checked', async () => {
+    const { base } = await serve();
+    const invalid = { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Invalid character.' }] };
+    // Escapes as JSON carries them: PostgreSQL stores neither in text, nor in jsonb.
+    const body = '{"username": "a\\u0000b", "bio": "ok \\ud83d\\ude00", "tags": ["x", {"deep": "\\udc00"}], "k\\u0000": 1}';
+    const res = await call(base, '/profile', { method: 'POST', headers: json, body });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      code: 50035,
+      message: 'Invalid Form Body',
+      errors: { username: invalid, tags: { 1: { deep: invalid } }, 'k\u0000': invalid },
+    });
+    // A whole surrogate pair (an emoji) is fine text.
+    const emoji = await call(base, '/profile', { method: 'POST', headers: json, body: '{"username": "ab", "bio": "\\ud83d\\ude00"}' });
+    expect(emoji.status).toBe(200);
+    expect(emoji.body).toEqual({ username: 'ab', bio: '😀' });
+  });
+
+  it('when a query parameter holds a NUL, then it is 50035 at that parameter', async () => {
+    const { base } = await serve();
+    const res = await call(base, '/search?q=a%00b');
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({ q: { _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Invalid character.' }] } });
+    expect((await call(base, '/search?q=ab')).body).toEqual({ q: 'ab' });
+  });
+
+  it('when such text comes without a user, to a path or method nothing serves, then the 401, 404 or 405 still comes first', async () => {
+    const { base } = await serve();
+    const body = '{"username": "a\\u0000b"}';
+    const anonymous = await sign(AUDIENCE, { userId: null, requestId: unique('req') });
+    expect((await call(base, '/private', { method: 'POST', headers: json, body, identity: anonymous })).status).toBe(401);
+    expect((await call(base, '/nowhere', { method: 'POST', headers: json, body })).status).toBe(404);
+    expect((await call(base, '/me', { method: 'POST', headers: json, body })).status).toBe(405);
+  });
+
+  it('when every route needs a user, then a request without one is a 401 whatever its body, and unknown paths and methods stay 404 and 405', async () => {
+    const { base } = await serve({ requireUser: true });
+    const anonymous = await sign(AUDIENCE, { userId: null, requestId: unique('req') });
+    const bad = { method: 'POST', headers: json, body: '{"username": 5}' };
+    const refused = await call(base, '/profile', { ...bad, identity: anonymous });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ code: 0, message: '401: Unauthorized' });
+    expect((await call(base, '/nowhere', { ...bad, identity: anonymous })).status).toBe(404);
+    expect((await call(base, '/me', { ...bad, identity: anonymous })).status).toBe(405);
+    // With a user the body is read as before.
+    expect((await call(base, '/profile', bad)).body.code).toBe(50035);
+    expect((await call(base, '/healthz', { identity: null })).status).toBe(200);
   });
 
   it('when there is no body, then the required fields are reported', async () => {

@@ -19,21 +19,24 @@ const confirmBody = z.object({ password: z.string().max(4096).nullish() });
 
 export function accountRoutes(app: Express, changes: AccountChangesService): void {
   app.patch('/users/@me', async (req, res) => {
+    const userId = userIdOf(res);
     const input = parse(modifyUserBody, req.body);
-    const result = await changes.modify(userIdOf(res), input, elevationProofOf(req), sessionRequest(req, res));
+    const result = await changes.modify(userId, input, elevationProofOf(req), sessionRequest(req, res));
     announceRevoked(res, result.revoked);
     res.json({ ...privateUser(result.user), ...(result.token ? { token: result.token } : {}) });
   });
 
   app.post('/users/@me/disable', async (req, res) => {
+    const userId = userIdOf(res);
     const { password: given } = parse(confirmBody, req.body);
-    announceRevoked(res, await changes.disable(userIdOf(res), given, elevationProofOf(req)));
+    announceRevoked(res, await changes.disable(userId, given, elevationProofOf(req)));
     res.status(204).end();
   });
 
   app.post('/users/@me/delete', async (req, res) => {
+    const userId = userIdOf(res);
     const { password: given } = parse(confirmBody, req.body);
-    announceRevoked(res, await changes.scheduleDeletion(userIdOf(res), given, elevationProofOf(req)));
+    announceRevoked(res, await changes.scheduleDeletion(userId, given, elevationProofOf(req)));
     res.status(204).end();
   });
 }

@@ -42,14 +42,16 @@ export function authRoutes(app: Express, accounts: AccountsService, sessions: Se
   });
 
   app.post('/auth/sessions/logout', async (req, res) => {
+    const userId = userIdOf(res);
     const { session_id_hashes } = parse(logoutSessionsBody, req.body);
-    announceRevoked(res, await sessions.logoutByHashes(userIdOf(res), session_id_hashes));
+    announceRevoked(res, await sessions.logoutByHashes(userId, session_id_hashes));
     res.status(204).end();
   });
 
   app.post('/auth/logout', async (req, res) => {
+    const userId = userIdOf(res);
     parse(logoutBody, req.body);
-    announceRevoked(res, await sessions.logout(userIdOf(res), sessionIdOf(res)));
+    announceRevoked(res, await sessions.logout(userId, sessionIdOf(res)));
     res.status(204).end();
   });
 

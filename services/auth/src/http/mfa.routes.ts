@@ -65,8 +65,9 @@ export function mfaRoutes(app: Express, enrollment: MfaEnrollment, loginMfa: Log
   });
 
   app.post('/users/@me/mfa/codes-verification', async (req, res) => {
+    const userId = userIdOf(res);
     const { regenerate } = parse(codesVerificationBody, req.body);
-    res.json(await enrollment.backupCodes(userIdOf(res), regenerate ?? false, elevationProofOf(req)));
+    res.json(await enrollment.backupCodes(userId, regenerate ?? false, elevationProofOf(req)));
   });
 
   app.post('/auth/mfa/:type', async (req, res) => {

@@ -60,8 +60,9 @@ export function webauthnRoutes(app: Express, { webauthn, guard, users, sessions 
   });
 
   app.patch('/users/@me/mfa/webauthn/credentials/:id', async (req, res) => {
+    const userId = userIdOf(res);
     const { name: newName } = parse(renameBody, req.body);
-    res.json(await webauthn.rename(userIdOf(res), String(req.params.id), newName));
+    res.json(await webauthn.rename(userId, String(req.params.id), newName));
   });
 
   app.delete('/users/@me/mfa/webauthn/credentials/:id', async (req, res) => {

@@ -4,11 +4,8 @@ import { bitsField, idField, intIn, oneOf } from './input.fields.js';
 
 /** Request bodies of the channel endpoints (HTTP decodes with these; the domain gets typed input). */
 
-/** Text PostgreSQL can store: no NUL characters. */
-const text = (min: number, max: number) =>
-  lengthString(min, max).refine((v) => !v.includes('\u0000'), {
-    params: { code: 'BASE_TYPE_BAD_STRING', message: 'Could not interpret the value as a string.' },
-  });
+/** Text fields (NUL and broken surrogate pairs are refused by the platform's `parse`, before any schema). */
+const text = (min: number, max: number) => lengthString(min, max);
 
 export const CREATABLE_TYPES = [0, 2, 4, 5, 15] as const;
 export const AUTO_ARCHIVE_DURATIONS = [60, 1440, 4320, 10080] as const;

@@ -3,12 +3,8 @@ import { z } from 'zod';
 import { lengthString, parse } from '@kith/platform';
 import { bitsField, idField, oneOf } from '../domain/input.fields.js';
 
-/** Text the database can store: PostgreSQL text refuses the NUL character. */
-const text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((v) => !v.includes('\u0000'), { params: { code: 'BASE_TYPE_INVALID', message: 'Invalid character.' } });
+/** Text fields (NUL and broken surrogate pairs are refused by the platform's `parse`, before any schema). */
+const text = (max: number) => z.string().max(max);
 
 /** Names are trimmed before their length is checked, as the platform does. */
 const trimmed = (min: number, max: number) =>

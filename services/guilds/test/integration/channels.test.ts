@@ -87,7 +87,7 @@ describe('POST /guilds/{id}/channels', () => {
     expect((await sys.call(owner, `/guilds/${huge}/channels`)).body.code).toBe(50035);
     const post = (json: unknown) => sys.call(owner, `/guilds/${guildId}/channels`, { json });
     expect((await post({ name: 'a', parent_id: huge })).body.errors.parent_id).toBeDefined();
-    expect((await post({ name: 'a\u0000b' })).body.errors.name._errors[0].code).toBe('BASE_TYPE_BAD_STRING');
+    expect((await post({ name: 'a\u0000b' })).body.errors.name._errors[0].code).toBe('BASE_TYPE_INVALID');
     expect((await post({ name: 'a', position: 2 ** 40 })).body.errors.position).toBeDefined();
     const twice = await post({
       name: 'a',
