@@ -25,11 +25,14 @@ export class SettingsService {
     const current = await this.store.get(userId);
     if (!current) throw ApiError.unauthorized();
     const flags = changes.friend_source_flags ? normalise(changes.friend_source_flags) : undefined;
-    const updated = await this.store.update(userId, {
+    const patch = {
       ...(changes.locale ? { locale: changes.locale } : {}),
       ...(changes.theme ? { theme: changes.theme } : {}),
       ...(flags ? { friend_source_flags: flags } : {}),
-    });
+    };
+    // Nothing to change (an empty body, or only fields this service does not keep): as they are.
+    if (Object.keys(patch).length === 0) return settingsView(current);
+    const updated = await this.store.update(userId, patch);
     if (!updated) throw ApiError.unauthorized();
     return settingsView(updated);
   }

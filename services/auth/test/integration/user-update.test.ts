@@ -107,6 +107,20 @@ describe('USER_UPDATE', () => {
     expect(data).toEqual(await me(account));
   });
 
+  it('when the settings are patched with nothing they keep (an empty body, null, unknown fields), then 200 with the settings as they were, nothing announced', async () => {
+    const account = await auth.register();
+    const before = await auth.request('GET', '/users/@me/settings', { identity: account.identity });
+    for (const body of [{}, null, { unknown: 1 }]) {
+      const res = await auth.request('PATCH', '/users/@me/settings', { identity: account.identity, body });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(before.body);
+    }
+    const locale = await auth.request('PATCH', '/users/@me/settings', { identity: account.identity, body: { locale: 'de' } });
+    expect(locale.status).toBe(200);
+    // The first USER_UPDATE of this user is the locale change: the empty patches announced nothing.
+    expect((await latestUpdate(account.userId, 1)).locale).toBe('de');
+  });
+
   it('when a change is refused (wrong password, taken username) or changes nothing, then no USER_UPDATE', async () => {
     const account = await auth.register();
     const other = await auth.register();
