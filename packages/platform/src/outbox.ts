@@ -1,5 +1,5 @@
 import { context, propagation } from '@opentelemetry/api';
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { eventSubject, type DomainEvent, type EventEnvelope } from './events.js';
 import type { SnowflakeGenerator } from './snowflake.js';
 
@@ -25,16 +25,30 @@ export async function enqueueEvents<DB>(
   ids: SnowflakeGenerator,
 ): Promise<EventEnvelope[]> {
   if (events.length === 0) return [];
+  const { statement, envelopes } = outboxStatement(service, events, ids);
+  await statement.execute(trx);
+  return envelopes;
+}
+
+/**
+ * The one statement `enqueueEvents` runs (the rows and the wake-up call together), built but not
+ * sent: for a store that sends it in one message with its own writes and COMMIT. `events` must not
+ * be empty.
+ */
+export function outboxStatement(
+  service: string,
+  events: DomainEvent[],
+  ids: SnowflakeGenerator,
+): { statement: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
   const headers: Record<string, string> = {};
   propagation.inject(context.active(), headers);
   const envelopes = events.map((event) => toEnvelope(service, event, ids));
   const rows = envelopes.map(
     (e) => sql`(${e.id}, ${eventSubject(service, e.name)}, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
   );
-  // One round trip: the rows and the wake-up call travel in the same statement.
-  await sql`WITH inserted AS (INSERT INTO outbox (id, subject, envelope, headers) VALUES ${sql.join(rows)} RETURNING 1)
-    SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`.execute(trx);
-  return envelopes;
+  const statement = sql`WITH inserted AS (INSERT INTO outbox (id, subject, envelope, headers) VALUES ${sql.join(rows)} RETURNING 1)
+    SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
+  return { statement, envelopes };
 }
 
 /** Writes one event into the outbox inside the caller's transaction (see `enqueueEvents`). */
@@ -59,6 +73,11 @@ export class Outbox {
 
   enqueue<DB>(trx: Transaction<DB>, events: DomainEvent[]): Promise<EventEnvelope[]> {
     return enqueueEvents(trx, this.service, events, this.ids);
+  }
+
+  /** The statement `enqueue` would run, not sent (see `outboxStatement`). */
+  statement(events: DomainEvent[]): RawBuilder<unknown> {
+    return outboxStatement(this.service, events, this.ids).statement;
   }
 }
 

@@ -39,7 +39,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
       const guilds = createClient(GuildsService, config.GUILDS_GRPC_ADDR);
       const emit: Emit = (trx, events) => outbox.enqueue(trx, events);
       const users = new AuthUserDirectory(auth);
-      const store = new PgRelationshipStore(db, emit);
+      const store = new PgRelationshipStore(db, outbox);
       // Only what is shown (the list, a removal's events) uses cached users: the state machine checks
       // users (bots, existence) live.
       const cachedUsers = new UserCache(users, { ttlMs: config.USER_CACHE_TTL_MS, maxEntries: config.USER_CACHE_MAX_ENTRIES });

@@ -1,23 +1,14 @@
-import { sql, type DomainEvent } from '@kith/platform';
-import {
-  CompiledQuery,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  RawNode,
-  type DatabaseConnection,
-  type Driver,
-  type OperationNode,
-  type OperationNodeSource,
-  type Transaction,
-} from 'kysely';
+import { sql, type DomainEvent, type Outbox } from '@kith/platform';
+import { CompiledQuery, Kysely, RawNode, type OperationNode, type OperationNodeSource, type Transaction } from 'kysely';
 import type { PairState, RelationshipStore, RelationshipTx } from '../domain/ports.js';
 import type { RelationshipRow, RelationshipType } from '../domain/relationship.types.js';
 import type { SocialDatabase } from './schema.js';
 
 /** Writes events into the outbox within the given transaction. */
 export type Emit = (trx: Transaction<SocialDatabase>, events: DomainEvent[]) => Promise<unknown>;
+
+/** The outbox's statement for some events, built but not sent (the platform's `Outbox`). */
+export type OutboxStatements = Pick<Outbox, 'statement'>;
 
 type Row = Omit<RelationshipRow, 'type'> & { type: number };
 const toRow = (r: Row): RelationshipRow => ({ ...r, type: r.type as RelationshipType });
@@ -42,7 +33,7 @@ const isBigintId = (id: string): boolean => BIGINT_ID.test(id) && BigInt(id) <= 
 export class PgRelationshipStore implements RelationshipStore {
   constructor(
     private readonly db: Kysely<SocialDatabase>,
-    private readonly emit: Emit,
+    private readonly outbox: OutboxStatements,
   ) {}
 
   async list(userId: string): Promise<RelationshipRow[]> {
@@ -72,9 +63,9 @@ export class PgRelationshipStore implements RelationshipStore {
           open = true;
           await sql`SELECT pg_advisory_xact_lock(id) FROM unnest(${ordered}::bigint[]) AS u(id)`.execute(conn);
         }
-        const tx = new PgRelationshipTx(conn);
+        const tx = new PgRelationshipTx(conn, this.outbox);
         const result = await fn(tx);
-        await tx.commit(this.emit);
+        await tx.commit();
         open = false;
         return result;
       } catch (err) {
@@ -96,7 +87,10 @@ class PgRelationshipTx implements RelationshipTx {
   private readonly events: DomainEvent[] = [];
   private pending: PendingWrite[] = [];
 
-  constructor(private readonly conn: Kysely<SocialDatabase>) {}
+  constructor(
+    private readonly conn: Kysely<SocialDatabase>,
+    private readonly outbox: OutboxStatements,
+  ) {}
 
   async get(userId: string, targetId: string): Promise<RelationshipRow | undefined> {
     await this.flush();
@@ -191,9 +185,9 @@ class PgRelationshipTx implements RelationshipTx {
   }
 
   /** Sends what is held (the writes, then the events in the order they were emitted) and commits. */
-  async commit(emit: Emit): Promise<void> {
-    const captured = this.events.length > 0 ? await this.captureOutbox(emit) : [];
-    const statements = this.withWrites(captured);
+  async commit(): Promise<void> {
+    const outbox = this.events.length > 0 ? [this.outbox.statement(this.events).compile(this.conn)] : [];
+    const statements = this.withWrites(outbox);
     this.pending = [];
     const inlined = statements.map(inlineParameters);
     if (inlined.every((text) => text !== null)) {
@@ -215,19 +209,6 @@ class PgRelationshipTx implements RelationshipTx {
     const statements = this.withWrites([]);
     this.pending = [];
     for (const statement of statements) await this.conn.executeQuery(statement);
-  }
-
-  /**
-   * The statements the platform's outbox would run for the events, compiled but not sent: its
-   * enqueue gets a transaction of a Kysely that keeps queries instead of running them (it reads
-   * nothing back from them).
-   */
-  private async captureOutbox(emit: Emit): Promise<CompiledQuery[]> {
-    const kept: CompiledQuery[] = [];
-    await keepingDatabase(kept)
-      .transaction()
-      .execute((trx) => emit(trx, this.events));
-    return kept;
   }
 
   /**
@@ -254,38 +235,6 @@ class PgRelationshipTx implements RelationshipTx {
   private compile(node: RawNode): CompiledQuery {
     return sql`${{ toOperationNode: () => node }}`.compile(this.conn);
   }
-}
-
-/** A Kysely for PostgreSQL whose queries are compiled and kept in `kept`, never sent anywhere. */
-function keepingDatabase(kept: CompiledQuery[]): Kysely<SocialDatabase> {
-  const connection: DatabaseConnection = {
-    executeQuery: async (query) => {
-      kept.push(query);
-      return { rows: [] };
-    },
-    // eslint-disable-next-line require-yield
-    streamQuery: async function* () {
-      throw new Error('a kept query cannot be streamed');
-    },
-  };
-  const nothing = async () => {};
-  const driver: Driver = {
-    init: nothing,
-    acquireConnection: async () => connection,
-    beginTransaction: nothing,
-    commitTransaction: nothing,
-    rollbackTransaction: nothing,
-    releaseConnection: nothing,
-    destroy: nothing,
-  };
-  return new Kysely<SocialDatabase>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => driver,
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-    },
-  });
 }
 
 /**

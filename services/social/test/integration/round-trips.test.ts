@@ -73,7 +73,7 @@ beforeAll(async () => {
   // The database outlives a run; ids start over in each.
   await sql`TRUNCATE relationships, relationship_versions, outbox`.execute(db);
   const outbox = new Outbox('social', new SnowflakeGenerator());
-  const store = new PgRelationshipStore(db, (trx, events) => outbox.enqueue(trx, events));
+  const store = new PgRelationshipStore(db, outbox);
   service = new RelationshipsService(store, users, null);
 });
 
