@@ -1,9 +1,12 @@
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
 // tests and the benchmark. Port offset lets a second stack run beside the first.
-export function processes(offset = 0) {
+export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith') {
   const port = (p) => String(p + offset);
   const host = '127.0.0.1';
-  return [
+  // Each stack's Redis keys follow its database prefix, so two stacks on one Redis (a hand-started
+  // one and the end-to-end tests, or two checkouts) never read each other's keys.
+  const redisPrefix = (name) => `${dbPrefix}:${name}:`;
+  return withRedisPrefixes(redisPrefix, [
     {
       name: 'auth',
       dir: 'services/auth',
@@ -54,5 +57,9 @@ export function processes(offset = 0) {
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,
     },
-  ];
+  ]);
+}
+
+function withRedisPrefixes(redisPrefix, list) {
+  return list.map((p) => ({ ...p, env: { REDIS_PREFIX: redisPrefix(p.name), ...p.env } }));
 }

@@ -16,3 +16,4 @@ export * from './outbox.js';
 export * from './outbox.relay.js';
 export { countPending, type PendingEvent } from './outbox.store.js';
 export * from './service.js';
+export * from './users.js';
