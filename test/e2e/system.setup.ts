@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { resolveTestStores } from '@kith/platform/testing';
+import { resolveTestStores, testDbPrefix } from '@kith/platform/testing';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,13 +19,15 @@ declare module 'vitest' {
  * `E2E_DB_PREFIX` let two checkouts run their end-to-end tests at once.
  */
 const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 11000);
-const DB_PREFIX = process.env.E2E_DB_PREFIX ?? 'kith_e2e';
 
 /**
  * Starts the whole system exactly as `npm start` does (scripts/start.mjs, separate processes),
  * on its own databases, and stops it with SIGINT as Ctrl-C would.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Fresh databases every run (the platform's global setup drops them at its end), unless a
+  // prefix is asked for; read here, after that setup has claimed the run's prefix.
+  const DB_PREFIX = process.env.E2E_DB_PREFIX ?? testDbPrefix('e2e');
   const { stores, stop: stopStores } = await resolveTestStores();
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const child = spawn(process.execPath, ['scripts/start.mjs'], {

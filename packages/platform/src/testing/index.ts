@@ -3,6 +3,7 @@ import { IdentitySigner, type Identity } from '../identity.js';
 import type { ContractUser } from '../users.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
+export { testDbPrefix } from './db-prefix.js';
 
 /** A throwaway Ed25519 pair for the internal identity tokens of one test file. */
 export function testKeys(): { publicKey: string; privateKey: string } {

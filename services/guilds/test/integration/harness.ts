@@ -24,6 +24,7 @@ import {
 import { startGuilds, type RunningGuilds } from '../../src/app.js';
 import { guildsConfigSchema } from '../../src/config.js';
 import type { GuildsDatabase } from '../../src/store/schema.js';
+import { testDbPrefix } from '@kith/platform/testing';
 
 export { stopAll, type Answer, type AuthUnderTest };
 
@@ -32,7 +33,7 @@ export { stopAll, type Answer, type AuthUnderTest };
 export type Body = any;
 
 /** The guilds service's test database: `<DB_PREFIX>_guilds`. */
-const DB_PREFIX = 'kith_test';
+const DB_PREFIX = testDbPrefix();
 export const GUILDS_DATABASE = `${DB_PREFIX}_guilds`;
 
 /**

@@ -7,6 +7,7 @@ import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
 import { guildsConfigSchema } from '../../../guilds/src/config.js';
 import { GatewayClient } from './gateway.client.js';
 import { newUser, publishEvent, startStack, startTestRealtime, stopAll, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
+import { testDbPrefix } from '@kith/platform/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -26,7 +27,7 @@ beforeAll(async () => {
       ...stack.under.stores,
       HTTP_PORT: '0',
       GRPC_PORT: '0',
-      DB_PREFIX: 'kith_test_rt',
+      DB_PREFIX: testDbPrefix('rt'),
       LOG_LEVEL: 'silent',
       INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
       AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
