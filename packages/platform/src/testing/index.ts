@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { IdentitySigner, type Identity } from '../identity.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
@@ -27,3 +27,14 @@ export const unique = (prefix = 't'): string => `${prefix}${Date.now().toString(
 export { readStoredEvents, type StoredEvent } from './events.js';
 export { TestNatsServer } from './nats-server.js';
 export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
+
+/**
+ * The database prefix of this checkout's integration tests, `kith_test_<hash of its path>` (or
+ * KITH_TEST_DB_PREFIX), plus `_<suffix>`. Two checkouts on one machine can carry different
+ * migrations: sharing one `kith_test_auth` failed the older one's run ("previously executed
+ * migration … is missing").
+ */
+export function testDbPrefix(suffix?: string): string {
+  const base = process.env.KITH_TEST_DB_PREFIX ?? `kith_test_${createHash('sha256').update(process.cwd()).digest('hex').slice(0, 6)}`;
+  return suffix ? `${base}_${suffix}` : base;
+}

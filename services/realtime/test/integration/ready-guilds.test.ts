@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { testDbPrefix } from '@kith/platform/testing';
 import { call, startTestGateway } from '../../../../gateway/test/integration/harness.js';
 import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
 import { guildsConfigSchema } from '../../../guilds/src/config.js';
@@ -19,14 +20,14 @@ let realtime: RealtimeUnderTest;
 
 beforeAll(async () => {
   stack = await startStack();
-  // The real guilds service in this process, on its own database (kith_test_rt_guilds), its
+  // The real guilds service in this process, on its own database (<testDbPrefix('rt')>_guilds), its
   // events going through its outbox to the same stream realtime reads.
   guilds = await startGuilds(
     guildsConfigSchema.parse({
       ...stack.under.stores,
       HTTP_PORT: '0',
       GRPC_PORT: '0',
-      DB_PREFIX: 'kith_test_rt',
+      DB_PREFIX: testDbPrefix('rt'),
       LOG_LEVEL: 'silent',
       INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
       AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
