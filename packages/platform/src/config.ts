@@ -8,18 +8,49 @@ export class ConfigError extends Error {
   }
 }
 
+interface ConfigMeta {
+  requiredInProduction?: Record<string, string>;
+}
+
+/**
+ * Marks keys a process refuses to start without when NODE_ENV=production, each with the reason:
+ * secrets every replica must share (a per-process random stand-in works for one process only),
+ * and keys whose development default would send codes, links or mails to the log.
+ */
+export function requiredInProduction<S extends z.ZodType>(schema: S, keys: Record<string, string>): S {
+  return schema.meta({ requiredInProduction: keys }) as S;
+}
+
+/** The keys `requiredInProduction` marked on a config schema, with their reasons. */
+export function productionRequirements(schema: z.ZodType): Record<string, string> {
+  return (schema.meta() as ConfigMeta | undefined)?.requiredInProduction ?? {};
+}
+
+/** The fields of a config schema: an object, possibly refined or followed by a transform. */
+export function configShape(schema: z.ZodType): Record<string, z.ZodType> {
+  const def = schema._zod.def as { type: string; shape?: Record<string, z.ZodType>; in?: z.ZodType };
+  if (def.type === 'object') return def.shape!;
+  if (def.type === 'pipe') return configShape(def.in!);
+  throw new Error(`not a config schema: ${def.type}`);
+}
+
 /**
  * Parses the environment once into a typed object. Every bad or missing key is collected, so an
  * operator fixes them all in one go. This is the only module that reads `process.env`.
  */
 export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.output<S> {
+  const problems: string[] = [];
+  if (env.NODE_ENV === 'production')
+    for (const [key, why] of Object.entries(productionRequirements(schema)))
+      if (!env[key]) problems.push(`${key}: required when NODE_ENV=production (${why})`);
   const result = schema.safeParse(env);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const key = issue.path.join('.') || '(root)';
-    return issue.code === 'invalid_type' && env[key] === undefined ? `${key}: required but not set` : `${key}: ${issue.message}`;
-  });
-  throw new ConfigError(problems);
+  if (!result.success)
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.') || '(root)';
+      problems.push(issue.code === 'invalid_type' && env[key] === undefined ? `${key}: required but not set` : `${key}: ${issue.message}`);
+    }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
 }
 
 /** Like parseConfig, but prints the problems and exits non-zero: for `main.ts`. */

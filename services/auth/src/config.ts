@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, serviceConfig } from '@kith/platform';
+import { loadConfig, requiredInProduction, serviceConfig } from '@kith/platform';
 
 /** Twilio's three keys are needed only when texts go through Twilio; then all three are. */
 function twilioKeysWhenTwilio(config: { SMS_MODE: string } & Record<string, unknown>, ctx: z.RefinementCtx): void {
@@ -52,7 +52,11 @@ const authConfigFields = z.object({
   TWILIO_FROM: z.string().min(1).optional(),
 });
 
-export const authConfigSchema = authConfigFields.superRefine(twilioKeysWhenTwilio);
+export const authConfigSchema = requiredInProduction(authConfigFields.superRefine(twilioKeysWhenTwilio), {
+  MFA_ELEVATION_KEY: 'every replica must check the elevation tokens the others sign',
+  SMS_MODE: 'say log or twilio: log writes codes to the log',
+  SMTP_URL: 'unset, mails and the links in them are written to the log',
+});
 
 export type AuthConfig = z.output<typeof authConfigSchema>;
 

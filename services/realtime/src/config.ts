@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseConfig, configKeys, loadConfig, serviceConfig } from '@kith/platform';
+import { baseConfig, configKeys, loadConfig, requiredInProduction, serviceConfig } from '@kith/platform';
 
 const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const realtimeConfigSchema = z
+const realtimeConfigFields = z
   .object({
     ...baseConfig,
     HTTP_PORT: configKeys.port.default(8108),
@@ -51,6 +51,11 @@ export const realtimeConfigSchema = z
     ...config,
     REPLICA_ID: config.REPLICA_ID ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '_')}-${config.HTTP_PORT}`,
   }));
+
+export const realtimeConfigSchema = requiredInProduction(realtimeConfigFields, {
+  REPLICA_ID: 'a replica restarted under the same id resumes its event consumer; a container host name changes on every restart',
+  PUBLIC_GATEWAY_URL: 'clients are told to connect there',
+});
 
 export type RealtimeConfig = z.output<typeof realtimeConfigSchema>;
 
