@@ -85,24 +85,33 @@ const url = (protocols: string[]) =>
 
 /** Keys shared by every process. */
 export const baseConfig = {
+  /** Log lines below this level are dropped. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `production` (the images set it) makes the keys marked below required. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
 };
 
 /** Keys of a service that owns a database, a Redis prefix and publishes on NATS. */
 export const serviceConfig = {
   ...baseConfig,
+  /** The HTTP port (the gateway forwards to it). */
   HTTP_PORT: port,
+  /** The gRPC port other services call. */
   GRPC_PORT: port,
+  /** The address the HTTP and gRPC servers bind to; 0.0.0.0 in a container. */
   HTTP_HOST: z.string().default('127.0.0.1'),
   /** An admin connection URL; the service creates and uses its own database `<DB_PREFIX>_<service>`. */
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** Names the service's database `<DB_PREFIX>_<service>` (a second stack on one server takes another). */
   DB_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9_]*$/)
     .default('kith'),
+  /** The Redis server; the service's keys all start with its REDIS_PREFIX. */
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  /** The NATS server (JetStream on): domain events are published to and read from the EVENTS stream. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Verifies the identity the gateway signs for each request (Ed25519, SPKI PEM); scripts/gen-secrets.mjs makes the pair. */
   INTERNAL_TOKEN_PUBLIC_KEY: z.string().min(1, 'an Ed25519 public key (SPKI PEM) is required'),
 };
 

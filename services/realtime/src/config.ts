@@ -27,6 +27,7 @@ const realtimeConfigFields = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (it names a NATS consumer)')
       .optional(),
+    /** The heartbeat interval op 10 Hello gives clients. */
     HEARTBEAT_INTERVAL_MS: ms(41_250),
     /** How long a dropped session can still be resumed. */
     RESUME_WINDOW_MS: ms(180_000),
