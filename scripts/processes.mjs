@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
 // tests and the benchmark. Port offset lets a second stack run beside the first.
 export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith') {
@@ -86,4 +88,10 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
 
 function withRedisPrefixes(redisPrefix, list) {
   return list.map((p) => ({ ...p, env: { REDIS_PREFIX: redisPrefix(p.name), ...p.env } }));
+}
+
+// `node scripts/processes.mjs` prints the process names, one a line: the one list deployments
+// are built from (deploy/k8s/README.md's build loop, scripts/check-deploy.mjs).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const p of processes()) process.stdout.write(`${p.name}\n`);
 }

@@ -61,7 +61,7 @@ async function edge() {
     clientIp: new ClientIpResolver(''),
     cors: new Cors('*'),
     maxBodyBytes: 1024,
-    probes: { ready: async () => ({ ready: true, checks: {} }) },
+    probes: { ready: async () => ({ ready: true, dependencies: {} }) },
   });
   const { server, port } = await listen(handler, 0);
   closers.push(() => closeHttpServer(server, 100));

@@ -25,8 +25,8 @@ export interface EdgeDeps {
   clientIp: ClientIpResolver;
   cors: Cors;
   maxBodyBytes: number;
-  /** Answers `/healthz` and `/readyz` of the edge itself. */
-  probes: { ready(): Promise<{ ready: boolean; checks: Record<string, string> }> };
+  /** Answers `/readyz` of the edge itself (`/healthz` is always 200 while the process runs). */
+  probes: { ready(): Promise<{ ready: boolean; dependencies: Record<string, string> }> };
 }
 
 /** How long a client is told to wait after a 503 of the edge's own (a service or auth not answering). */
@@ -86,8 +86,8 @@ export function createEdgeHandler(deps: EdgeDeps) {
     async function handle(): Promise<void> {
       if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
       if (pathname === '/readyz') {
-        const { ready, checks } = await deps.probes.ready();
-        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks });
+        const { ready, dependencies } = await deps.probes.ready();
+        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'draining', dependencies });
       }
       if (deps.cors.handle(req, res)) return;
       const decoded = decodePath(pathname);

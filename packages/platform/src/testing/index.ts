@@ -38,4 +38,4 @@ export const contractUser = (id: string, username: string, extra: Partial<Contra
   bot: false,
   ...extra,
 });
-export { OTLP_SPAN_KIND, startOtlpCollector, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
+export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
