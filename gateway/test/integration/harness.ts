@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { inject } from 'vitest';
 import type { Closer } from '@kith/platform';
 import { testKeys, unique, type TestStores } from '@kith/platform/testing';
@@ -11,8 +11,12 @@ import { authConfigSchema } from '../../../services/auth/src/config.js';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { gatewayConfigSchema } from '../../src/config.js';
 
-/** The auth service's database, as `DB_PREFIX` below names it. */
-export const AUTH_DATABASE = 'kith_test_auth';
+/**
+ * The databases of the services these tests start: `<prefix>_auth`. TEST_DB_PREFIX gives a
+ * checkout its own, so two checkouts whose migrations differ never share one.
+ */
+const DB_PREFIX = process.env.TEST_DB_PREFIX ?? 'kith_test';
+export const AUTH_DATABASE = `${DB_PREFIX}_auth`;
 
 /** One real auth service and the key pair the edge signs identities with. */
 export interface AuthUnderTest {
@@ -26,7 +30,7 @@ export async function startTestAuth(env: Partial<TestStores> & { DB_PREFIX?: str
   const stores = { ...inject('stores'), ...env };
   const keys = testKeys();
   const config = authConfigSchema.parse({
-    DB_PREFIX: 'kith_test',
+    DB_PREFIX,
     ...stores,
     HTTP_PORT: '0',
     GRPC_PORT: '0',
@@ -88,6 +92,8 @@ export interface CallOptions {
   authorization?: string;
   json?: unknown;
   headers?: Record<string, string>;
+  /** An undici Agent bound to another loopback address, to call as another client. */
+  dispatcher?: Dispatcher;
 }
 
 /** One HTTP exchange with the gateway; the body is parsed when it is JSON. */
@@ -100,6 +106,7 @@ export async function call<T = unknown>(base: string, path: string, options: Cal
     method: options.method ?? (options.json === undefined ? 'GET' : 'POST'),
     headers,
     body: options.json === undefined ? null : JSON.stringify(options.json),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const text = await res.body.text();
   const isJson = String(res.headers['content-type'] ?? '').includes('application/json');
