@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { resolveTestStores } from '@kith/platform/testing';
+import { resolveTestStores, testDbPrefix } from '@kith/platform/testing';
 import { startSystem } from './system.js';
 
 declare module 'vitest' {
@@ -20,7 +20,6 @@ declare module 'vitest' {
  * `E2E_DB_PREFIX` let two checkouts run their end-to-end tests at once.
  */
 const PORT_OFFSET = Number(process.env.E2E_PORT_OFFSET ?? 11000);
-const DB_PREFIX = process.env.E2E_DB_PREFIX ?? 'kith_e2e';
 
 /** What the end-to-end system runs with beyond the stores' URLs. */
 export const SYSTEM_ENV = {
@@ -31,6 +30,9 @@ export const SYSTEM_ENV = {
 
 /** The whole system as `npm start` starts it, on its own ports and databases (see system.ts). */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Fresh databases every run (the platform's global setup drops them at its end), unless a
+  // prefix is asked for; read here, after that setup has claimed the run's prefix.
+  const DB_PREFIX = process.env.E2E_DB_PREFIX ?? testDbPrefix('e2e');
   const { stores, stop: stopStores } = await resolveTestStores();
   const system = await startSystem({
     portOffset: PORT_OFFSET,

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { inject } from 'vitest';
 import type { Closer } from '@kith/platform';
-import { testDbPrefix, testKeys, unique, type TestStores } from '@kith/platform/testing';
+import { testKeys, unique, type TestStores, testDbPrefix } from '@kith/platform/testing';
 import { startAuth, type RunningAuth } from '../../../services/auth/src/app.js';
 import { authConfigSchema } from '../../../services/auth/src/config.js';
 import { startGateway, type RunningGateway } from '../../src/app.js';

@@ -1,7 +1,9 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { IdentitySigner, type Identity } from '../identity.js';
+import type { ContractUser } from '../users.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
+export { testDbPrefix } from './db-prefix.js';
 
 /** A throwaway Ed25519 pair for the internal identity tokens of one test file. */
 export function testKeys(): { publicKey: string; privateKey: string } {
@@ -26,15 +28,14 @@ export async function testSigner(privateKey: string) {
 export const unique = (prefix = 't'): string => `${prefix}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 export { readStoredEvents, type StoredEvent } from './events.js';
 export { TestNatsServer } from './nats-server.js';
-export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
 
-/**
- * The database prefix of this checkout's integration tests, `kith_test_<hash of its path>` (or
- * KITH_TEST_DB_PREFIX), plus `_<suffix>`. Two checkouts on one machine can carry different
- * migrations: sharing one `kith_test_auth` failed the older one's run ("previously executed
- * migration … is missing").
- */
-export function testDbPrefix(suffix?: string): string {
-  const base = process.env.KITH_TEST_DB_PREFIX ?? `kith_test_${createHash('sha256').update(process.cwd()).digest('hex').slice(0, 6)}`;
-  return suffix ? `${base}_${suffix}` : base;
-}
+/** A user as auth's GetUsers answers one, for fakes of the user directory. */
+export const contractUser = (id: string, username: string, extra: Partial<ContractUser> = {}): ContractUser => ({
+  id,
+  username,
+  discriminator: '0',
+  publicFlags: 0n,
+  bot: false,
+  ...extra,
+});
+export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';

@@ -1,5 +1,5 @@
 import { createClient, createDatabase, databaseUrl, type Identity, type Kysely, type ServiceClient } from '@kith/platform';
-import { testDbPrefix, testKeys, testSigner, unique, type TestStores } from '@kith/platform/testing';
+import { testKeys, testSigner, unique, type TestStores, testDbPrefix } from '@kith/platform/testing';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { expect, inject } from 'vitest';
 import { startAuth } from '../../src/app.js';
@@ -12,7 +12,10 @@ declare module 'vitest' {
   }
 }
 
-/** Every test file's auth instance shares one database; each test makes its own users. */
+/**
+ * Every test file's auth instance shares one database; each test makes its own users. Checkouts
+ * sharing one PostgreSQL (whose branches add different migrations) each set their own prefix.
+ */
 export const DB_PREFIX = testDbPrefix();
 export const PASSWORD = 'correct horse battery staple';
 

@@ -8,7 +8,7 @@ import { MAX_FRIENDS, RelationshipType as T, type PartialUser } from '../../src/
 import { RelationshipsService } from '../../src/domain/relationships.service.js';
 import { PgRelationshipStore } from '../../src/store/relationships.store.js';
 import type { SocialDatabase } from '../../src/store/schema.js';
-import { partialUser } from '../../src/domain/relationship.view.js';
+import { contractUser as partialUser, testDbPrefix } from '@kith/platform/testing';
 
 /**
  * What each relationship change costs in PostgreSQL round trips, counted on the real pg pool under
@@ -17,7 +17,7 @@ import { partialUser } from '../../src/domain/relationship.view.js';
  * open on a pooled connection, and changes to one user stay serialised.
  */
 
-const DB_NAME = 'kith_social_roundtrips';
+const DB_NAME = `${testDbPrefix()}_social_roundtrips`;
 const MIGRATIONS = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 interface Sent {
