@@ -19,7 +19,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { checkCompose } from './deploy/compose.mjs';
 import { checkManifests, validateObjects } from './deploy/k8s.mjs';
 import { requiredKeysByProcess } from './deploy/settings.mjs';
-import { processes } from './processes.mjs';
+import { deployedProcesses } from './processes.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'kith-deploy-'));
@@ -72,7 +72,7 @@ function composeClientConfig(envFile) {
 }
 
 try {
-  const list = processes();
+  const list = deployedProcesses();
   const required = await requiredKeysByProcess(root, list);
 
   for (const { overlay, objects } of renderOverlays()) {

@@ -75,8 +75,8 @@ async function settingsTable(list) {
 function portsTable(list) {
   const lines = ['| process | HTTP | gRPC | directory |', '|---|---|---|---|'];
   for (const p of list) {
-    const http = p.env.HTTP_PORT ?? p.env.PORT;
-    lines.push(`| ${p.name} | ${http} | ${p.env.GRPC_PORT ?? '—'} | \`${p.dir}/\` |`);
+    const name = p.devOnly ? `${p.name} (development stand-in)` : p.name;
+    lines.push(`| ${name} | ${new URL(p.readyUrl).port} | ${p.env.GRPC_PORT ?? '—'} | \`${p.dir}/\` |`);
   }
   return lines.join('\n');
 }
@@ -93,7 +93,11 @@ function replaceBetween(text, name, body) {
 const readmePath = join(root, 'README.md');
 const current = readFileSync(readmePath, 'utf8');
 const list = processes();
-const next = replaceBetween(replaceBetween(current, 'ports', portsTable(list)), 'settings', await settingsTable(list));
+const next = replaceBetween(
+  replaceBetween(current, 'ports', portsTable(list)),
+  'settings',
+  await settingsTable(list.filter((p) => !p.devOnly)),
+);
 if (process.argv.includes('--check')) {
   if (next !== current) {
     process.stderr.write('README.md is out of date with the code: run `npm run build && node scripts/readme-tables.mjs`\n');

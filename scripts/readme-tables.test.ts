@@ -11,7 +11,7 @@ describe('README.md', () => {
     const run = spawnSync(process.execPath, ['scripts/readme-tables.mjs', '--check'], { cwd: root, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-  });
+  }, 60_000);
 
   it('when a newcomer opens it, then the two commands come first, exactly', () => {
     const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('#')[0]!.trim());
