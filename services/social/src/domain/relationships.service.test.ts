@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
-import { RelationshipsService, SMALL_GUILD_MEMBERS } from './relationships.service.js';
+import { RelationshipsService } from './relationships.service.js';
 import { contractUser as partialUser } from '@kith/platform/testing';
 
 /** An in-memory store whose transactions apply all-or-nothing, like the real one. */
@@ -211,7 +211,7 @@ describe('relationship state machine', () => {
   });
 
   it('when they share only a large guild and no friend, then the request is a stranger request; guilds are asked once', async () => {
-    const { guilds, asked } = guildsWith([[A, B]], SMALL_GUILD_MEMBERS + 1);
+    const { guilds, asked } = guildsWith([[A, B]], 201);
     const s = setup({ all: true }, guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
     expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(true);
@@ -219,7 +219,7 @@ describe('relationship state machine', () => {
   });
 
   it('when they share a small guild, then the request is no stranger request', async () => {
-    const s = setup({ all: true }, guildsWith([[A, B]], SMALL_GUILD_MEMBERS).guilds);
+    const s = setup({ all: true }, guildsWith([[A, B]], 200).guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
     expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(false);
   });
