@@ -3,16 +3,7 @@ import { addService, createClient, startService, type Logger, type RunningServic
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService as GuildsGrpcService } from '@kith/proto/guilds/v1/guilds';
 import type { GuildsConfig } from './config.js';
-import { ChannelApi } from './domain/channel.api.js';
-import { ChannelService } from './domain/channel.service.js';
-import { ThreadService } from './domain/channel.threads.js';
-import { DmService } from './domain/dm.service.js';
-import { GuildsService } from './domain/guilds.service.js';
-import { LookupService } from './domain/lookup.service.js';
-import { MembersService } from './domain/members.service.js';
-import { MembershipService } from './domain/membership.service.js';
-import { PermissionService } from './domain/permission.service.js';
-import { RolesService } from './domain/roles.service.js';
+import { guildsDomain } from './domain/guilds.domain.js';
 import { AuthUsers } from './grpc/auth.users.js';
 import { guildsGrpc } from './grpc/guilds.grpc.js';
 import { channelRoutes } from './http/channels.routes.js';
@@ -38,26 +29,13 @@ export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<Runn
       const users = new AuthUsers(auth);
       // One permission reader per process: its caches serve every request and CheckPermissions.
       const access = new PgAccess(db);
-      const store = pgGuildsStore(db, access, outbox);
-      const membership = new MembershipService(store, users);
-      const channelService = new ChannelService(store, ids);
-      const dms = new DmService(store, users, ids);
-      const channels = new ChannelApi(store, channelService, new ThreadService(store, ids, channelService), dms);
-      const guilds = new GuildsService(store, users, ids, membership);
-      const roles = new RolesService(store, ids, channelService);
-      const members = new MembersService(store, users, membership);
-      const domain = {
-        permissions: new PermissionService(access),
-        lookups: new LookupService(store, users, dms),
-        membership,
-        channels,
-      };
+      const domain = guildsDomain({ store: pgGuildsStore(db, access, outbox), users, ids, checker: access });
       return {
         // No route of this service answers without a user.
         requireUser: true,
         routes: (app) => {
-          guildRoutes(app, { guilds, roles, members });
-          channelRoutes(app, channels);
+          guildRoutes(app, domain);
+          channelRoutes(app, domain.channels);
         },
         grpc: (server) => {
           addService(server, GuildsGrpcService, guildsGrpc(domain), log);
