@@ -3,7 +3,7 @@ import type { TestStores } from '@kith/platform/testing';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Grants } from '../../services/auth/src/domain/recovery/grants.js';
-import { RedisTickets } from '../../services/auth/src/domain/registration/redis.store.js';
+import { RedisValues } from '../../services/auth/src/store/redis.store.js';
 import { api, newUser } from './client.js';
 import { GatewayClient } from './ws-client.js';
 
@@ -145,7 +145,7 @@ describe('password reset through the gateway', () => {
     const forgot = await api('POST', '/auth/forgot', { body: { login: user.email } });
     expect(forgot.status).toBe(200);
     expect(forgot.json).toEqual({ method: 'one_time_login' });
-    const resetToken = await new Grants(new RedisTickets(redis)).issue('reset', { userId: me.json.id as string });
+    const resetToken = await new Grants(new RedisValues(redis)).issue('reset', { userId: me.json.id as string });
 
     const reset = await api('POST', '/auth/reset', { body: { token: resetToken, password: 'a brand new password' } });
     expect(reset.status, JSON.stringify(reset.json)).toBe(200);

@@ -7,24 +7,23 @@ import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService } from './domain/accounts.service.js';
 import { createSms } from './delivery/sms.js';
 import { HandoffService } from './domain/handoff.service.js';
-import { LoginLimits, RedisFailureWindows } from './domain/login-limits.js';
+import { LoginLimits } from './domain/login-limits.js';
 import { FingerprintsService } from './domain/registration/fingerprints.service.js';
 import { PhoneVerificationService } from './domain/registration/phone-verification.service.js';
 import { RateLimiter } from './domain/registration/rate-limit.js';
-import { RedisTickets, RedisWindows } from './domain/registration/redis.store.js';
 import { RegistrationGate } from './domain/registration/registration.gate.js';
 import { UsernamesService } from './domain/registration/usernames.service.js';
+import { UserDirectory } from './domain/users.service.js';
 import { ElevationGuard } from './domain/mfa/elevation.js';
 import { ElevationTokens } from './domain/mfa/elevation-token.js';
 import { MfaEnrollment } from './domain/mfa/enrollment.js';
 import { LoginMfa } from './domain/mfa/login-mfa.js';
 import { MfaService } from './domain/mfa/mfa.service.js';
+import { PasswordlessLogin } from './domain/mfa/passwordless.js';
 import { SmsCodes } from './domain/mfa/sms.js';
 import { SmsEnrollment } from './domain/mfa/sms-enrollment.js';
-import { SqlSmsAccountStore } from './domain/mfa/sms.store.js';
 import { Tickets } from './domain/mfa/tickets.js';
 import { WebAuthn } from './domain/mfa/webauthn.js';
-import { WebAuthnStore } from './domain/mfa/webauthn.store.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { UserUpdates } from './events/user.events.js';
 import { SessionsService } from './domain/sessions.service.js';
@@ -33,7 +32,6 @@ import { LoginLocations } from './domain/recovery/locations.js';
 import { RecoveryLinks } from './domain/recovery/links.js';
 import { Grants } from './domain/recovery/grants.js';
 import { RecoveryService } from './domain/recovery/recovery.service.js';
-import { RecoveryStore } from './domain/recovery/recovery.store.js';
 import { createMailer } from './delivery/mail.js';
 import { recoveryRoutes } from './http/recovery.routes.js';
 import { authGrpc } from './grpc/auth.grpc.js';
@@ -41,16 +39,21 @@ import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
 import { handoffRoutes } from './http/handoff.routes.js';
 import { phoneRoutes } from './http/phone.routes.js';
-import { rateLimited, registrationRoutes } from './http/registration.routes.js';
+import { rateLimited } from './http/rate-limited.js';
+import { registrationRoutes } from './http/registration.routes.js';
 import { mfaRoutes } from './http/mfa.routes.js';
 import { webauthnRoutes } from './http/webauthn.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { AccountStore } from './store/account.store.js';
-import { MfaStore, RedisTicketStore, RedisTotpSteps } from './store/mfa.store.js';
+import { MfaStore } from './store/mfa.store.js';
+import { RecoveryStore } from './store/recovery.store.js';
+import { RedisTicketStore, RedisTotpSteps, RedisValues, RedisWindows } from './store/redis.store.js';
 import type { AuthDatabase } from './store/schema.js';
 import { SessionsStore } from './store/sessions.store.js';
 import { SettingsStore } from './store/settings.store.js';
+import { SqlSmsAccountStore } from './store/sms.store.js';
 import { UsersStore } from './store/users.store.js';
+import { WebAuthnStore } from './store/webauthn.store.js';
 
 export const SERVICE_NAME = 'auth';
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -79,8 +82,9 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
         maxAttempts: config.MFA_TICKET_MAX_ATTEMPTS,
       });
       const elevationKey = config.MFA_ELEVATION_KEY ? Buffer.from(config.MFA_ELEVATION_KEY) : randomBytes(32);
-      const oneTime = new RedisTickets(redis);
-      const limiter = new RateLimiter(new RedisWindows(redis));
+      const oneTime = new RedisValues(redis);
+      const windows = new RedisWindows(redis);
+      const limiter = new RateLimiter(windows);
       const sms = createSms(config, log);
       const smsCodes = new SmsCodes({ tickets, users: mfa, codes: oneTime, limiter, sms, logger: log });
       const webauthn = new WebAuthn({
@@ -99,7 +103,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore, sms: smsCodes, webauthn });
       const recoveryStore = new RecoveryStore(db, userUpdates);
       const phones = new PhoneVerificationService(oneTime, limiter, sms, log, (phone) => recoveryStore.isBlacklisted(phone));
-      const limits = new LoginLimits(new RedisFailureWindows(redis), {
+      const limits = new LoginLimits(windows, {
         perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
         perIp: config.LOGIN_FAILURES_PER_IP,
         windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
@@ -148,7 +152,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
           handoffRoutes(app, handoff);
           authRoutes(app, accounts, sessions);
           settingsRoutes(app, settings);
-          webauthnRoutes(app, { webauthn, guard: elevation, users: mfa, sessions });
+          webauthnRoutes(app, { webauthn, guard: elevation, passwordless: new PasswordlessLogin({ webauthn, users: mfa, sessions }) });
           mfaRoutes(app, new MfaEnrollment(mfa, elevation, sessions), loginMfa, elevation);
           accountRoutes(app, accountChanges);
           recoveryRoutes(app, recovery, locations);
@@ -158,7 +162,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
         },
         closers: [() => mailer.close()],
         grpc: (server) => {
-          addService(server, AuthService, authGrpc(sessions, users, settings, elevation), log);
+          addService(server, AuthService, authGrpc(sessions, new UserDirectory(users), settings, elevation), log);
           return [AuthService.typeName];
         },
       };

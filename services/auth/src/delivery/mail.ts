@@ -2,12 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '@kith/platform';
 import type { RenderedMail } from './mail.templates.js';
 import { redactEmail } from './redact.js';
-
-/** Sends one rendered mail; rejects when the server did not accept it. */
-export interface MailSender {
-  send(to: string, mail: RenderedMail): Promise<void>;
-  close(): Promise<void>;
-}
+import type { MailSender } from '../domain/ports.js';
 
 /** SMTP through nodemailer; every mail carries a text and an HTML part. */
 export class SmtpMailer implements MailSender {

@@ -1,10 +1,6 @@
 import type { Logger } from '@kith/platform';
 import { redactPhone } from './redact.js';
-
-/** Sends one text message; rejects when the provider did not accept it. */
-export interface SmsSender {
-  send(to: string, body: string): Promise<void>;
-}
+import type { SmsSender } from '../domain/ports.js';
 
 export class SmsDeliveryError extends Error {
   constructor(

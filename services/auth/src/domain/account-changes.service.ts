@@ -1,11 +1,10 @@
 import { ApiError } from '@kith/platform';
-import type { AccountPatch, AccountStore } from '../store/account.store.js';
-import { DuplicateUserError, type UserRow, type UsersStore } from '../store/users.store.js';
 import { duplicateError } from './accounts.service.js';
 import type { ElevationGuard, ElevationProof } from './mfa/elevation.js';
 import { endSessions, rotateSessions } from './mfa/session-rotation.js';
 import type { PasswordHasher } from './passwords.js';
 import type { SessionRequest, SessionsService } from './sessions.service.js';
+import { type AccountPatch, type AccountWrites, DuplicateUserError, type UserRow, type UsersPort } from './ports.js';
 
 export interface ModifyUserInput {
   username?: string | undefined;
@@ -23,8 +22,8 @@ const sameIgnoringCase = (a: string | null, b: string | undefined): boolean => b
 /** `PATCH /users/@me`, disabling and scheduling deletion: the password and, where due, elevation. */
 export class AccountChangesService {
   constructor(
-    private readonly users: Pick<UsersStore, 'findById' | 'taken'>,
-    private readonly accounts: AccountStore,
+    private readonly users: Pick<UsersPort, 'findById' | 'taken'>,
+    private readonly accounts: AccountWrites,
     private readonly passwords: PasswordHasher,
     private readonly guard: ElevationGuard,
     private readonly sessions: SessionsService,

@@ -1,19 +1,12 @@
 import { ApiError, SnowflakeGenerator } from '@kith/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  DuplicateIdError,
-  DuplicateUserError,
-  type NewUser,
-  type UniqueField,
-  type UserRow,
-  type UsersStore,
-} from '../store/users.store.js';
 import { AccountsService } from './accounts.service.js';
 import type { PasswordHasher } from './passwords.js';
 import type { SessionsService } from './sessions.service.js';
+import { DuplicateIdError, DuplicateUserError, type NewUser, type UniqueField, type UserRow, type UsersPort } from './ports.js';
 
 /** Holds users in memory; each test can make the next inserts fail the way PostgreSQL would. */
-class FakeUsersStore implements Pick<UsersStore, keyof UsersStore> {
+class FakeUsersStore implements Pick<UsersPort, keyof UsersPort> {
   users: UserRow[] = [];
   insertAttempts: NewUser[] = [];
   failNextInserts: Error[] = [];
@@ -70,7 +63,7 @@ beforeEach(() => {
   users = new FakeUsersStore();
   // The fakes have the public shape of each class; the casts only drop the classes' private fields.
   accounts = new AccountsService(
-    users as unknown as UsersStore,
+    users as unknown as UsersPort,
     fakeSessions as unknown as SessionsService,
     fakePasswords as unknown as PasswordHasher,
     new SnowflakeGenerator(),

@@ -1,15 +1,9 @@
 import { ApiError, type SnowflakeGenerator } from '@kith/platform';
 import type { SessionsService, SessionRequest } from './sessions.service.js';
+import { loginSettings } from './user.view.js';
 import type { MfaLoginChallenge } from './mfa/login-mfa.js';
 import type { PasswordHasher } from './passwords.js';
-import {
-  DuplicateIdError,
-  DuplicateUserError,
-  type NewUser,
-  type UniqueField,
-  type UserRow,
-  type UsersStore,
-} from '../store/users.store.js';
+import { DuplicateIdError, DuplicateUserError, type NewUser, type UniqueField, type UserRow, type UsersPort } from './ports.js';
 
 export interface RegisterInput {
   username?: string;
@@ -69,7 +63,7 @@ const INVALID_LOGIN = { code: 'INVALID_LOGIN', message: 'Login or password is in
 /** Registration, password login and the account read right after it. */
 export class AccountsService {
   constructor(
-    private readonly users: UsersStore,
+    private readonly users: UsersPort,
     private readonly sessions: SessionsService,
     private readonly passwords: PasswordHasher,
     private readonly ids: SnowflakeGenerator,
@@ -122,7 +116,7 @@ export class AccountsService {
     await this.extensions?.locations?.check(user, request.clientIp);
     if (undelete && (user.deleted_at || user.disabled_at)) await this.extensions?.restore(user.id);
     const { token } = await this.sessions.create(user.id, request);
-    return { user_id: user.id, token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } };
+    return { user_id: user.id, token, user_settings: loginSettings(user) };
   }
 
   async me(userId: string): Promise<UserRow> {

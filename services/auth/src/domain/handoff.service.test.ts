@@ -1,8 +1,8 @@
 import { ApiError } from '@kith/platform';
 import { describe, expect, it } from 'vitest';
-import type { UserRow } from '../store/users.store.js';
 import { HandoffService } from './handoff.service.js';
 import { MemoryTickets } from '../../test/fakes/tickets.fake.js';
+import type { UserRow } from './ports.js';
 
 const user = {
   id: '42',

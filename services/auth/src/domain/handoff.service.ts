@@ -1,9 +1,8 @@
 import { ApiError } from '@kith/platform';
-import type { UserRow } from '../store/users.store.js';
 import { digest, randomSecret, sameDigest } from './registration/digest.js';
-import type { Tickets } from './registration/redis.store.js';
 import type { SessionRequest } from './sessions.service.js';
 import { partialUser } from './user.view.js';
+import type { UserRow, OneTimeValues } from './ports.js';
 
 /** Short enough that a token seen in transit is stale before it is useful elsewhere. */
 export const HANDOFF_TTL_MS = 60_000;
@@ -31,7 +30,7 @@ export interface HandoffSessions {
 /** Moves a signed-in state to another client: a 256-bit single-use token, bound to key, user and address. */
 export class HandoffService {
   constructor(
-    private readonly tickets: Tickets,
+    private readonly tickets: OneTimeValues,
     private readonly users: HandoffUsers,
     private readonly sessions: HandoffSessions,
     private readonly ttlMs = HANDOFF_TTL_MS,

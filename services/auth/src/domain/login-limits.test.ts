@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { LoginLimits, type FailureWindows } from './login-limits.js';
+import { LoginLimits } from './login-limits.js';
+import type { Windows } from './ports.js';
 import { RateLimitedError } from './registration/rate-limit.js';
 
 /** In-memory fixed windows that never expire (the tests stay inside one window). */
-function memoryWindows(): FailureWindows & { keys: () => string[] } {
+function memoryWindows(): Windows & { keys: () => string[] } {
   const counts = new Map<string, number>();
   return {
     peek: (key) => Promise.resolve({ count: counts.get(key) ?? 0, resetAfterMs: 1234 }),

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@kith/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsStore, SessionsTransaction } from '../store/sessions.store.js';
 import { MAX_LISTED_SESSIONS, SessionsService } from './sessions.service.js';
+import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsPort, SessionsTransaction } from './ports.js';
 
 /** Records what the service asks of its store; answers what each test sets. */
-class FakeSessionsStore implements Pick<SessionsStore, keyof SessionsStore> {
+class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
   inserted: NewSession[] = [];
   touched: { id: string; at: Date; expiresAt: Date; clientIp: string | null }[] = [];
   lookedUp: Buffer[] = [];
@@ -68,7 +68,7 @@ let service: SessionsService;
 beforeEach(() => {
   store = new FakeSessionsStore();
   // The fake has the store's public shape; the cast only drops the class's private handles.
-  service = new SessionsService(store as unknown as SessionsStore, { idleDays: 90, touchIntervalMs: INTERVAL }, () => NOW);
+  service = new SessionsService(store as unknown as SessionsPort, { idleDays: 90, touchIntervalMs: INTERVAL }, () => NOW);
 });
 
 const activeSession = (lastUsed: Date): ActiveSession => ({ id: 'sess-1', user_id: '42', last_used_at: lastUsed, flags: '0', bot: false });
@@ -129,7 +129,7 @@ describe('SessionsService.validate', () => {
   });
 
   it('when the touch interval is zero, then every use is recorded', async () => {
-    const eager = new SessionsService(store as unknown as SessionsStore, { idleDays: 90, touchIntervalMs: 0 }, () => NOW);
+    const eager = new SessionsService(store as unknown as SessionsPort, { idleDays: 90, touchIntervalMs: 0 }, () => NOW);
     store.active = activeSession(NOW);
     await eager.validate('tok', '');
     await eager.validate('tok', '');

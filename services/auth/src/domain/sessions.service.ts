@@ -1,7 +1,7 @@
 import { sessionChangeEvents } from '../events/session.events.js';
-import type { ActiveSession, SessionRow, SessionsStore } from '../store/sessions.store.js';
 import { clientInfoFrom } from './client-info.js';
 import { hashToken, newSessionId, newToken, sessionIdHash } from './tokens.js';
+import type { ActiveSession, SessionRow, SessionsPort } from './ports.js';
 
 /** What the HTTP layer knows of the client creating or using a session. */
 export interface SessionRequest {
@@ -19,7 +19,7 @@ export const MAX_LISTED_SESSIONS = 50;
 
 export class SessionsService {
   constructor(
-    private readonly store: SessionsStore,
+    private readonly store: SessionsPort,
     private readonly options: SessionsOptions,
     private readonly now: () => Date = () => new Date(),
   ) {}

@@ -1,6 +1,5 @@
 import { ApiError } from '@kith/platform';
-import type { SettingsStore, StoredSettings } from '../store/settings.store.js';
-import type { FriendSourceFlags } from '../store/schema.js';
+import type { SettingsPort, StoredSettings, FriendSourceFlags } from './ports.js';
 
 export interface SettingsChanges {
   locale?: string;
@@ -13,7 +12,7 @@ export interface SettingsChanges {
  * narrower sources, as the platform's clients show it.
  */
 export class SettingsService {
-  constructor(private readonly store: SettingsStore) {}
+  constructor(private readonly store: SettingsPort) {}
 
   async get(userId: string) {
     const settings = await this.store.get(userId);

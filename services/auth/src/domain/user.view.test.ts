@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { UserRow } from '../store/users.store.js';
 import { ageOn, partialUser, privateUser } from './user.view.js';
+import { userRow } from '../../test/fakes/users.fake.js';
+import type { UserRow } from './ports.js';
 
 const at = (iso: string) => new Date(`${iso}T12:00:00Z`);
 
@@ -35,36 +36,16 @@ describe('ageOn', () => {
   });
 });
 
-function row(overrides: Partial<UserRow> = {}): UserRow {
-  return {
+const row = (overrides: Partial<UserRow> = {}): UserRow =>
+  userRow({
     id: '175928847299117063',
-    username: 'alice',
-    discriminator: '0',
     global_name: 'Alice',
-    email: 'alice@example.com',
-    phone: null,
     password_hash: '$argon2id$secret',
     date_of_birth: null,
-    avatar: null,
-    bio: '',
-    locale: 'en-US',
-    theme: 'dark',
-    flags: '0',
     public_flags: '64',
     verified: false,
-    bot: false,
-    mfa_enabled: false,
-    sms_mfa_enabled: false,
-    webauthn_enabled: false,
-    premium_type: 0,
-    promotional_email_opt_in: false,
-    friend_source_flags: { all: true, mutual_friends: true, mutual_guilds: true },
-    created_at: new Date(),
-    disabled_at: null,
-    deleted_at: null,
     ...overrides,
-  };
-}
+  });
 
 describe('partialUser and privateUser', () => {
   it('when a user is shown publicly, then no private field and no credential appears', () => {

@@ -1,4 +1,4 @@
-import type { UserRow } from '../store/users.store.js';
+import type { UserRow } from './ports.js';
 
 /** The platform's authenticator types: 1 WebAuthn, 2 TOTP, 3 SMS. */
 export const AUTHENTICATOR_WEBAUTHN = 1;
@@ -52,6 +52,11 @@ export function authenticatorTypes(user: UserRow): number[] {
     AUTHENTICATOR_TOTP,
     ...(user.sms_mfa_enabled && user.phone ? [AUTHENTICATOR_SMS] : []),
   ];
+}
+
+/** The `user_settings` a login answers with its token. */
+export function loginSettings(user: Pick<UserRow, 'locale' | 'theme'>) {
+  return { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' };
 }
 
 /** Whole years between a YYYY-MM-DD birth date and `on`. */

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@kith/platform';
-import type { RevokedSession } from '../store/sessions.store.js';
+import type { RevokedSession } from '../domain/ports.js';
 
 /**
  * The dispatch a user's clients receive when one of their sessions ends. It reaches the edge and

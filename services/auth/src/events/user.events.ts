@@ -2,7 +2,7 @@ import type { DomainEvent, Outbox } from '@kith/platform';
 import type { Transaction } from 'kysely';
 import { privateUser } from '../domain/user.view.js';
 import type { AuthDatabase } from '../store/schema.js';
-import type { UserRow } from '../store/users.store.js';
+import type { UserRow } from '../domain/ports.js';
 
 /**
  * The dispatch a user's clients receive when their user object changes (profile, email, phone,

@@ -4,14 +4,9 @@ import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
 import { sessionIdHash } from '../domain/tokens.js';
+import type { PublicUserRow } from '../domain/ports.js';
 import { privateUser } from '../domain/user.view.js';
-import type { PublicUserRow, UsersStore } from '../store/users.store.js';
-
-const MAX_USERS_PER_CALL = 1000;
-const MAX_BIGINT = 2n ** 63n - 1n;
-
-/** Only ids the users table could hold: anything past PostgreSQL's bigint would fail the whole query. */
-const isStorableId = (id: string): boolean => /^\d{1,19}$/.test(id) && BigInt(id) <= MAX_BIGINT;
+import { isStorableId, type UserDirectory } from '../domain/users.service.js';
 
 /** Proto3 `optional`: a null column is an unset field, not an empty string. */
 const present = <K extends string, V>(key: K, value: V | null | undefined): Partial<Record<K, V>> =>
@@ -30,7 +25,7 @@ const partial = (u: PublicUserRow) => ({
 
 export function authGrpc(
   sessions: SessionsService,
-  users: UsersStore,
+  users: UserDirectory,
   settings: SettingsService,
   elevation: ElevationGuard,
 ): ServiceImpl<typeof AuthService> {
@@ -48,13 +43,10 @@ export function authGrpc(
       };
     },
     async getUsers({ userIds }) {
-      const ids = [...new Set(userIds.filter(isStorableId))].slice(0, MAX_USERS_PER_CALL);
-      const rows = await users.findManyByIds(ids);
-      return { users: rows.map(partial) };
+      return { users: (await users.publicUsers(userIds)).map(partial) };
     },
     async getCurrentUser({ userId }) {
-      const row = isStorableId(userId) ? await users.findById(userId) : undefined;
-      if (!row || row.deleted_at !== null) throw ApiError.of('UNKNOWN_USER');
+      const row = await users.current(userId);
       const user = privateUser(row);
       return {
         user: {
@@ -79,10 +71,8 @@ export function authGrpc(
       };
     },
     async findUserByUsername({ username, discriminator }) {
-      const row = username.length <= 64 ? await users.findByUsername(username) : undefined;
-      const matches =
-        row && row.deleted_at === null && (discriminator === '' || discriminator === '0' || discriminator === row.discriminator);
-      return matches ? { user: partial(row) } : {};
+      const row = await users.byUsername(username, discriminator);
+      return row ? { user: partial(row) } : {};
     },
     async getFriendSourceFlags({ userId }) {
       const flags = isStorableId(userId)

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from 'zod';
 import { identityOf, lengthString, parse } from '@kith/platform';
@@ -6,8 +6,8 @@ import type { FingerprintsService } from '../domain/registration/fingerprints.se
 import { locationMetadata } from '../domain/registration/location.js';
 import { passwordStrength } from '../domain/registration/password-strength.js';
 import type { PhoneVerificationService } from '../domain/registration/phone-verification.service.js';
-import { RateLimitedError } from '../domain/registration/rate-limit.js';
 import type { UsernamesService } from '../domain/registration/usernames.service.js';
+import { rateLimited } from './rate-limited.js';
 import { password, username } from './schemas.js';
 
 /** E.164 exactly (`+` and digits, as libphonenumber formats it) and a number that can exist. */
@@ -88,20 +88,4 @@ const fingerprintFromHeader: RequestHandler = (req, res, next) => {
   if (fingerprint && typeof body === 'object' && body !== null && !Array.isArray(body) && !('fingerprint' in body))
     req.body = { ...body, fingerprint };
   next();
-};
-
-/** The platform's 429: its body, `Retry-After` and the X-RateLimit-* headers of the bucket. */
-export const rateLimited: ErrorRequestHandler = (err: unknown, _req, res, next) => {
-  if (!(err instanceof RateLimitedError)) return next(err);
-  const seconds = err.retryAfterMs / 1000;
-  res.set({
-    'Retry-After': String(Math.ceil(seconds)),
-    'X-RateLimit-Limit': String(err.rule.limit),
-    'X-RateLimit-Remaining': '0',
-    'X-RateLimit-Reset': ((Date.now() + err.retryAfterMs) / 1000).toFixed(3),
-    'X-RateLimit-Reset-After': seconds.toFixed(3),
-    'X-RateLimit-Bucket': err.bucket,
-    'X-RateLimit-Scope': 'user',
-  });
-  res.status(429).json({ message: 'You are being rate limited.', retry_after: Number(seconds.toFixed(3)), global: false });
 };

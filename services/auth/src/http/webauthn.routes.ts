@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { ApiError, parse, userIdOf } from '@kith/platform';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { WebAuthn } from '../domain/mfa/webauthn.js';
-import type { SessionRequest } from '../domain/sessions.service.js';
-import type { UserRow } from '../store/users.store.js';
+import type { PasswordlessLogin } from '../domain/mfa/passwordless.js';
 import { sessionRequest } from './auth.routes.js';
 import { elevationProofOf } from './mfa.routes.js';
 
@@ -30,12 +29,11 @@ const REQUIRED = { code: 'BASE_TYPE_REQUIRED', message: 'This field is required'
 export interface WebAuthnRoutePorts {
   webauthn: WebAuthn;
   guard: ElevationGuard;
-  users: { user(userId: string): Promise<UserRow> };
-  sessions: { create(userId: string, request: SessionRequest): Promise<{ token: string }> };
+  passwordless: PasswordlessLogin;
 }
 
 /** WebAuthn enrollment (`/users/@me/mfa/webauthn/credentials`) and passwordless login (`/auth/conditional/*`). */
-export function webauthnRoutes(app: Express, { webauthn, guard, users, sessions }: WebAuthnRoutePorts): void {
+export function webauthnRoutes(app: Express, { webauthn, guard, passwordless }: WebAuthnRoutePorts): void {
   app.get('/users/@me/mfa/webauthn/credentials', async (_req, res) => {
     res.json(await webauthn.list(userIdOf(res)));
   });
@@ -78,11 +76,6 @@ export function webauthnRoutes(app: Express, { webauthn, guard, users, sessions 
     });
 
   app.post('/auth/conditional/finish', async (req, res) => {
-    const userId = await webauthn.finishPasswordless(parse(finishBody, req.body));
-    const user = await users.user(userId);
-    if (user.deleted_at) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
-    if (user.disabled_at) throw ApiError.of('ACCOUNT_DISABLED');
-    const { token } = await sessions.create(user.id, sessionRequest(req, res));
-    res.json({ user_id: user.id, token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } });
+    res.json(await passwordless.finish(parse(finishBody, req.body), sessionRequest(req, res)));
   });
 }

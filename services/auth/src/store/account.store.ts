@@ -1,15 +1,8 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { DuplicateUserError, type AccountPatch, type AccountWrites, type UniqueField, type UserRow } from '../domain/ports.js';
 import type { UserUpdates } from '../events/user.events.js';
 import type { AuthDatabase } from './schema.js';
-import { DuplicateUserError, type UniqueField, type UserRow } from './users.store.js';
-
-export interface AccountPatch {
-  username?: string;
-  global_name?: string | null;
-  email?: string;
-  password_hash?: string;
-}
 
 const CONSTRAINT_FIELD: Record<string, UniqueField> = {
   users_username_key: 'username',
@@ -17,7 +10,7 @@ const CONSTRAINT_FIELD: Record<string, UniqueField> = {
 };
 
 /** The writes of account changes: profile fields, credentials, disable, delete and restore. */
-export class AccountStore {
+export class AccountStore implements AccountWrites {
   constructor(
     private readonly db: Kysely<AuthDatabase>,
     private readonly updates: UserUpdates,

@@ -1,6 +1,5 @@
-import type { Redis } from '@kith/platform';
 import { sql, type Kysely } from 'kysely';
-import type { TicketRecord, TicketStore } from '../domain/mfa/tickets.js';
+import type { BackupCodeRow, MfaStorePort, StoredBackupCode } from '../domain/mfa/ports.js';
 import type { UserUpdates } from '../events/user.events.js';
 import type { AuthDatabase } from './schema.js';
 
@@ -25,19 +24,8 @@ type MfaTables = {
   backup_codes: BackupCodesTable;
 };
 
-/** A backup code as stored: its hash for lookups, its sealed form for viewing. */
-export interface StoredBackupCode {
-  hash: Buffer;
-  sealed: string;
-}
-
-export interface BackupCodeRow {
-  code_sealed: string;
-  consumed: boolean;
-}
-
 /** TOTP enrollment and backup codes (the `user_totp` and `backup_codes` tables). */
-export class MfaStore {
+export class MfaStore implements MfaStorePort {
   private readonly db: MfaDb;
 
   constructor(
@@ -122,47 +110,4 @@ async function insertCodes(db: MfaDb, userId: string, codes: StoredBackupCode[])
     .insertInto('backup_codes')
     .values(codes.map((c, position) => ({ user_id: userId, position, code_hash: c.hash, code_sealed: c.sealed, consumed: false })))
     .execute();
-}
-
-// HINCRBY on a key that just expired would recreate it without a TTL: count only while it lives.
-const FAIL_SCRIPT = `if redis.call('exists', KEYS[1]) == 1 then return redis.call('hincrby', KEYS[1], 'attempts', 1) end return -1`;
-
-/** MFA tickets in the service's Redis, by hash, expiring on their own. */
-export class RedisTicketStore implements TicketStore {
-  constructor(private readonly redis: Redis) {}
-
-  async put(hash: string, record: TicketRecord, ttlSeconds: number): Promise<void> {
-    const key = ticketKey(hash);
-    await this.redis
-      .multi()
-      .hset(key, { record: JSON.stringify(record), attempts: 0 })
-      .expire(key, ttlSeconds)
-      .exec();
-  }
-
-  async get(hash: string): Promise<TicketRecord | undefined> {
-    const record = await this.redis.hget(ticketKey(hash), 'record');
-    return record ? (JSON.parse(record) as TicketRecord) : undefined;
-  }
-
-  async fail(hash: string): Promise<number> {
-    const attempts = (await this.redis.eval(FAIL_SCRIPT, 1, ticketKey(hash))) as number;
-    return attempts < 0 ? Number.MAX_SAFE_INTEGER : attempts;
-  }
-
-  async take(hash: string): Promise<boolean> {
-    return (await this.redis.del(ticketKey(hash))) === 1;
-  }
-}
-
-const ticketKey = (hash: string): string => `mfa:ticket:${hash}`;
-
-/** The TOTP steps each user has already used, so a code works once per step. */
-export class RedisTotpSteps {
-  constructor(private readonly redis: Redis) {}
-
-  /** True for the first claim of this user's step; it is remembered past the validation window. */
-  async claim(userId: string, step: number, ttlSeconds: number): Promise<boolean> {
-    return (await this.redis.set(`mfa:totp-step:${userId}:${step}`, '1', 'EX', ttlSeconds, 'NX')) === 'OK';
-  }
 }

@@ -1,15 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { FriendSourceFlags } from '../domain/ports.js';
 
 /** bigint columns come back from pg as strings; snowflakes stay strings end to end. */
 type Id = ColumnType<string, string | bigint, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-/** Who may send the user friend requests. */
-export interface FriendSourceFlags {
-  all: boolean;
-  mutual_friends: boolean;
-  mutual_guilds: boolean;
-}
 
 export interface UsersTable {
   id: Id;

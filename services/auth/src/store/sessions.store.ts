@@ -1,37 +1,10 @@
 import type { DomainEvent, Outbox } from '@kith/platform';
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
-import type { AuthDatabase, SessionsTable } from './schema.js';
+import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsPort, SessionsTransaction } from '../domain/ports.js';
+import type { AuthDatabase } from './schema.js';
 
-export type SessionRow = Selectable<SessionsTable>;
-export type NewSession = Insertable<SessionsTable>;
-
-/** A live session with the account fields token validation needs. */
-export interface ActiveSession {
-  id: string;
-  user_id: string;
-  last_used_at: Date;
-  flags: string;
-  bot: boolean;
-}
-
-/** A session that a revocation ended: its id for the edge and sockets, its hash for clients. */
-export interface RevokedSession {
-  id: string;
-  id_hash: string;
-}
-
-/** The writes that end sessions, and the outbox their events go to, inside one transaction. */
-export interface SessionsTransaction {
-  /** Revokes the given live sessions of one user; returns those actually revoked. */
-  revokeByHashes(userId: string, idHashes: string[]): Promise<RevokedSession[]>;
-  /** Revokes one session; undefined when it was already revoked. */
-  revoke(sessionId: string): Promise<RevokedSession | undefined>;
-  /** Written only if the transaction commits, and then published. */
-  enqueue(events: DomainEvent[]): Promise<void>;
-}
-
-export class SessionsStore {
+export class SessionsStore implements SessionsPort {
   constructor(
     private readonly db: Kysely<AuthDatabase>,
     private readonly outbox: Outbox,

@@ -1,14 +1,9 @@
 import type { Kysely } from 'kysely';
+import type { SettingsPort, StoredSettings } from '../domain/ports.js';
 import type { UserUpdates } from '../events/user.events.js';
-import type { AuthDatabase, FriendSourceFlags } from './schema.js';
+import type { AuthDatabase } from './schema.js';
 
-export interface StoredSettings {
-  locale: string;
-  theme: string;
-  friend_source_flags: FriendSourceFlags;
-}
-
-export class SettingsStore {
+export class SettingsStore implements SettingsPort {
   constructor(
     private readonly db: Kysely<AuthDatabase>,
     private readonly updates: UserUpdates,

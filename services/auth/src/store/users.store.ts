@@ -1,29 +1,17 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { AuthDatabase, UsersTable } from './schema.js';
-
-export type UserRow = Selectable<UsersTable>;
+import {
+  DuplicateIdError,
+  DuplicateUserError,
+  type NewUser,
+  type PublicUserRow,
+  type UniqueField,
+  type UserRow,
+  type UsersPort,
+} from '../domain/ports.js';
+import type { AuthDatabase } from './schema.js';
 
 const PUBLIC_COLUMNS = ['id', 'username', 'discriminator', 'global_name', 'avatar', 'public_flags', 'bot'] as const;
-/** What anyone may see of a user: the partial user object's columns. */
-export type PublicUserRow = Pick<UserRow, (typeof PUBLIC_COLUMNS)[number]>;
-export type NewUser = Insertable<UsersTable>;
-
-/** Which unique key a failed insert collided with. */
-export type UniqueField = 'username' | 'email' | 'phone';
-
-export class DuplicateUserError extends Error {
-  constructor(readonly fields: UniqueField[]) {
-    super(`duplicate ${fields.join(', ')}`);
-  }
-}
-
-/** The snowflake was minted by another process too (same worker bits, same millisecond). */
-export class DuplicateIdError extends Error {
-  constructor() {
-    super('duplicate user id');
-  }
-}
 
 const CONSTRAINT_FIELD: Record<string, UniqueField> = {
   users_username_key: 'username',
@@ -31,7 +19,7 @@ const CONSTRAINT_FIELD: Record<string, UniqueField> = {
   users_phone_key: 'phone',
 };
 
-export class UsersStore {
+export class UsersStore implements UsersPort {
   constructor(private readonly db: Kysely<AuthDatabase>) {}
 
   /** Inserts a user; a collision on username, email or phone becomes a DuplicateUserError, on the id a DuplicateIdError. */
@@ -48,7 +36,7 @@ export class UsersStore {
   }
 
   /** Which of these unique values are already taken (case-insensitive for username and email). */
-  async taken(values: { username?: string; email?: string }): Promise<UniqueField[]> {
+  async taken(values: { username?: string | undefined; email?: string | undefined }): Promise<UniqueField[]> {
     const fields: UniqueField[] = [];
     if (values.username) {
       const row = await this.db

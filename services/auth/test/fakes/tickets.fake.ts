@@ -1,7 +1,7 @@
-import type { Tickets, Windows } from '../../src/domain/registration/redis.store.js';
+import type { OneTimeValues, Windows } from '../../src/domain/ports.js';
 
 /** In-memory single-use values for unit tests (no expiry: tests that need it use Redis). */
-export class MemoryTickets implements Tickets {
+export class MemoryTickets implements OneTimeValues {
   readonly values = new Map<string, string>();
 
   put(key: string, value: string): Promise<void> {
@@ -33,5 +33,9 @@ export class MemoryWindows implements Windows {
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     return Promise.resolve({ count, resetAfterMs: windowMs });
+  }
+
+  peek(key: string): Promise<{ count: number; resetAfterMs: number }> {
+    return Promise.resolve({ count: this.counts.get(key) ?? 0, resetAfterMs: 0 });
   }
 }

@@ -12,8 +12,11 @@ declare module 'vitest' {
   }
 }
 
-/** Every test file's auth instance shares one database; each test makes its own users. */
-export const DB_PREFIX = 'kith_test';
+/**
+ * Every test file's auth instance shares one database; each test makes its own users. Checkouts
+ * sharing one PostgreSQL (whose branches add different migrations) each set their own prefix.
+ */
+export const DB_PREFIX = process.env.KITH_TEST_DB_PREFIX ?? 'kith_test';
 export const PASSWORD = 'correct horse battery staple';
 
 export interface Reply<T = unknown> {

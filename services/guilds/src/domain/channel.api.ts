@@ -1,11 +1,12 @@
-import { ChannelType, isThread, type ChannelRow } from '../store/access.store.js';
+import type { ChannelData } from '@kith/platform';
+import { ChannelType, isThread } from '../store/access.store.js';
 import { overwriteSourceOf, type PgChannelStore } from '../store/channel.store.js';
 import type { PgDmStore } from '../store/dm.store.js';
 import { compareIds, privateThreadViewerIds, viewerIds } from './channel.audience.js';
 import type { ModifyChannelInput } from './channel.input.js';
 import type { ChannelService } from './channel.service.js';
 import type { ThreadService } from './channel.threads.js';
-import { renderChannel } from './channel.view.js';
+import { renderChannel, toChannel } from './channel.view.js';
 import type { DmService } from './dm.service.js';
 
 /** `/channels/{id}` for every kind of channel: each kind's service decides what the verb means. */
@@ -18,15 +19,12 @@ export class ChannelApi {
     private readonly dmStore: PgDmStore,
   ) {}
 
-  /** A channel for other services: its row, private recipients and JSON (all recipients shown). */
-  async describe(channelId: string): Promise<{ row: ChannelRow; recipientIds: string[]; json: Record<string, unknown> } | undefined> {
+  /** A channel for other services, as the contract carries it (a private channel with every recipient). */
+  async describe(channelId: string): Promise<ChannelData | undefined> {
     const row = await this.store.get(this.store.db, channelId);
     if (!row) return undefined;
-    if (row.guild_id === null) {
-      return { row, recipientIds: await this.dmStore.participantIds(this.store.db, row), json: await this.dms.render(row, null) };
-    }
-    const overwrites = isThread(row.type) ? [] : await this.channels.overwritesOf(row.id);
-    return { row, recipientIds: [], json: renderChannel(row, overwrites) };
+    if (row.guild_id === null) return this.dms.describe(row);
+    return toChannel(row, isThread(row.type) ? [] : await this.channels.overwritesOf(row.id));
   }
 
   /** Who can see a channel, ascending: members with VIEW_CHANNEL (a thread: in its parent) or the recipients. */

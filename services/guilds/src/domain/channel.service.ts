@@ -1,4 +1,4 @@
-import { ApiError } from '@kith/platform';
+import { ApiError, channelView, type ChannelData } from '@kith/platform';
 import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
 import { listGuildChannels, overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
 import type { Db } from '../store/guilds.store.js';
@@ -7,7 +7,7 @@ import { rolesStore } from '../store/roles.store.js';
 import { guildErrors, invalidField } from './guild.errors.js';
 import type { GuildChannelEvents, Trx } from './channel.events.js';
 import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
-import { renderChannel } from './channel.view.js';
+import { renderChannel, toChannel } from './channel.view.js';
 import { channelPermissions, hasAll, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
 
 export const MAX_GUILD_CHANNELS = 500;
@@ -36,7 +36,7 @@ function checkTextFields(type: number, name: string, topic: string | null | unde
  * A guild's channels (threads excluded) as one member sees them, rendered: GET /guilds/{id}/channels
  * and the `channels` of GUILD_CREATE and READY.
  */
-export async function visibleGuildChannels(db: Db, guildId: string, ctx: GuildPermissionContext): Promise<Record<string, unknown>[]> {
+export async function visibleGuildChannels(db: Db, guildId: string, ctx: GuildPermissionContext): Promise<ChannelData[]> {
   const rows = await listGuildChannels(db, guildId);
   const overwrites = await overwritesOf(
     db,
@@ -44,7 +44,7 @@ export async function visibleGuildChannels(db: Db, guildId: string, ctx: GuildPe
   );
   return rows.flatMap((row) => {
     const own = overwrites.get(row.id) ?? [];
-    return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
+    return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [toChannel(row, own)] : [];
   });
 }
 
@@ -88,7 +88,7 @@ export class ChannelService {
 
   async list(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
     const guild = await this.memberAccess(guildId, userId);
-    return visibleGuildChannels(this.store.db, guildId, guild.ctx);
+    return (await visibleGuildChannels(this.store.db, guildId, guild.ctx)).map((c) => channelView(c));
   }
 
   async create(userId: string, guildId: string, input: CreateChannelInput): Promise<Record<string, unknown>> {

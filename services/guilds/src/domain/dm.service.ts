@@ -1,4 +1,13 @@
-import { ApiError, type DomainEvent, type Outbox, type ServiceClient } from '@kith/platform';
+import {
+  ApiError,
+  channelView,
+  userView,
+  type ChannelData,
+  type ContractUser,
+  type DomainEvent,
+  type Outbox,
+  type ServiceClient,
+} from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
 import { ChannelType, type ChannelRow } from '../store/access.store.js';
 import type { PgChannelStore } from '../store/channel.store.js';
@@ -7,8 +16,8 @@ import { compareIds } from './channel.audience.js';
 import { guildErrors } from './guild.errors.js';
 import type { Trx } from './channel.events.js';
 import type { OpenPrivateInput } from './channel.input.js';
-import { renderChannel, type PartialUser } from './channel.view.js';
-import { unknownUser, usersById } from './user.directory.js';
+import { toChannel } from './channel.view.js';
+import { usersById } from './user.directory.js';
 
 /** A group DM holds at most this many users, its owner included. */
 export const MAX_GROUP_DM_RECIPIENTS = 10;
@@ -25,16 +34,19 @@ export class DmService {
     private readonly outbox: Outbox,
   ) {}
 
-  /** The channel as `viewerId` sees it (recipients without the viewer; all of them without a viewer). */
-  async render(row: ChannelRow, viewerId: string | null, db = this.channels.db): Promise<Record<string, unknown>> {
+  /** The channel with every participant and the users auth knows of them. */
+  async describe(row: ChannelRow, db = this.channels.db): Promise<ChannelData> {
     const ids = await this.store.participantIds(db, row);
-    const users = await usersById(this.auth, ids);
-    return this.renderWith(row, ids, users, viewerId);
+    return toChannel(row, [], ids, await usersById(this.auth, ids));
   }
 
-  private renderWith(row: ChannelRow, ids: readonly string[], users: Map<string, PartialUser>, viewerId: string | null) {
-    const recipients = ids.filter((id) => id !== viewerId).map((id) => users.get(id) ?? unknownUser(id));
-    return renderChannel(row, [], recipients);
+  /** The channel as `viewerId` sees it (recipients without the viewer). */
+  async render(row: ChannelRow, viewerId: string, db = this.channels.db): Promise<Record<string, unknown>> {
+    return channelView(await this.describe(row, db), viewerId);
+  }
+
+  private renderWith(row: ChannelRow, ids: readonly string[], users: ReadonlyMap<string, ContractUser>, viewerId: string) {
+    return channelView(toChannel(row, [], ids, users), viewerId);
   }
 
   async open(userId: string, input: OpenPrivateInput): Promise<Record<string, unknown>> {
@@ -82,40 +94,45 @@ export class DmService {
     });
   }
 
-  /** The caller's open private channels (GET /users/@me/channels and READY), recipients without the caller. */
-  async list(userId: string): Promise<Record<string, unknown>[]> {
+  /** The caller's open private channels (GET /users/@me/channels and READY), every participant named. */
+  async listOpen(userId: string): Promise<ChannelData[]> {
     const rows = await this.store.listOpen(this.channels.db, userId);
     const participants = await Promise.all(rows.map((row) => this.store.participantIds(this.channels.db, row)));
     const users = await usersById(this.auth, participants.flat());
-    return rows.map((row, i) => this.renderWith(row, participants[i]!, users, userId));
+    return rows.map((row, i) => toChannel(row, [], participants[i]!, users));
+  }
+
+  /** GET /users/@me/channels: the open private channels, recipients without the caller. */
+  async list(userId: string): Promise<Record<string, unknown>[]> {
+    return (await this.listOpen(userId)).map((channel) => channelView(channel, userId));
   }
 
   /**
    * Adds a user to a group DM: by a recipient (`actorId`), or through an invite (null). 10003
    * unknown, 50001 not a group DM, 30004 full. False when the user already was a recipient.
    */
-  async addRecipient(
-    actorId: string | null,
-    channelId: string,
-    userId: string,
-  ): Promise<{ added: boolean; channel: Record<string, unknown> }> {
+  async addRecipient(actorId: string | null, channelId: string, userId: string): Promise<{ added: boolean; channel: ChannelData }> {
     await this.requireUsers([userId]);
     return this.channels.transaction(async (trx) => {
       const row = await this.channels.get(trx, channelId, true);
       const ids = row ? await this.store.participantIds(trx, row) : [];
       if (!row || row.guild_id !== null || (actorId !== null && !ids.includes(actorId))) throw ApiError.of('UNKNOWN_CHANNEL');
       if (row.type !== ChannelType.GROUP_DM) throw ApiError.of('MISSING_ACCESS');
-      if (ids.includes(userId)) return { added: false, channel: await this.render(row, userId, trx) };
+      if (ids.includes(userId)) return { added: false, channel: await this.describe(row, trx) };
       if (ids.length >= MAX_GROUP_DM_RECIPIENTS) throw guildErrors.maxRecipients();
       await this.store.addRecipient(trx, row.id, userId);
       const all = [...ids, userId];
       const users = await usersById(this.auth, all);
-      const added = this.renderWith(row, all, users, userId);
+      const channel = toChannel(row, [], all, users);
       await this.emit(trx, [
-        { name: 'CHANNEL_CREATE', audience: { users: [userId] }, data: added },
-        { name: 'CHANNEL_RECIPIENT_ADD', audience: { users: ids }, data: { channel_id: row.id, user: users.get(userId) } },
+        { name: 'CHANNEL_CREATE', audience: { users: [userId] }, data: channelView(channel, userId) },
+        {
+          name: 'CHANNEL_RECIPIENT_ADD',
+          audience: { users: ids },
+          data: { channel_id: row.id, user: userView(userId, users.get(userId)) },
+        },
       ]);
-      return { added: true, channel: added };
+      return { added: true, channel };
     });
   }
 
@@ -144,7 +161,7 @@ export class DmService {
       events.push({
         name: 'CHANNEL_RECIPIENT_REMOVE',
         audience: { users: rest },
-        data: { channel_id: row.id, user: users.get(userId) ?? unknownUser(userId) },
+        data: { channel_id: row.id, user: userView(userId, users.get(userId)) },
       });
       // A group keeps an owner: the longest-standing recipient inherits it.
       if (row.owner_id === userId) {
@@ -181,7 +198,7 @@ export class DmService {
   }
 
   /** 10013 unless every id is a user auth knows; the users otherwise. */
-  private async requireUsers(ids: readonly string[]): Promise<Map<string, PartialUser>> {
+  private async requireUsers(ids: readonly string[]): Promise<Map<string, ContractUser>> {
     const users = await usersById(this.auth, ids);
     const missing = ids.findIndex((id) => !users.has(id));
     if (missing >= 0) throw ApiError.of('UNKNOWN_USER');

@@ -1,4 +1,4 @@
-import { ApiError } from '@kith/platform';
+import { ApiError, guildCreateView } from '@kith/platform';
 import type { Updateable } from 'kysely';
 import { ChannelType } from '../store/access.store.js';
 import { guildsStore } from '../store/guilds.store.js';
@@ -9,8 +9,8 @@ import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requirePermission } from './guild.guard.js';
 import { imageHash } from './image.hash.js';
-import { guildCounts, renderGuild, renderUserGuild } from './guild.view.js';
-import { MAX_GUILDS_PER_USER, removeUnlessOwner, renderGuildFor } from './membership.service.js';
+import { renderGuild, renderUserGuild } from './guild.view.js';
+import { guildCreateFor, MAX_GUILDS_PER_USER, removeUnlessOwner } from './membership.service.js';
 import { basePermissions, Permission } from './permissions.js';
 import { userById } from './user.directory.js';
 
@@ -128,8 +128,8 @@ export class GuildsService {
       await membersStore.insertMember(trx, { guild_id: guildId, user_id: userId }, []);
       const guild = (await guildsStore.guild(trx, guildId))!;
       const member = (await membersStore.member(trx, guildId, userId))!;
-      const guildJson = await renderGuildFor(trx, guild, member, user);
-      await outbox.enqueue(trx, [{ name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildJson }]);
+      const created = guildCreateView(await guildCreateFor(trx, guild, member, user));
+      await outbox.enqueue(trx, [{ name: 'GUILD_CREATE', audience: { users: [userId] }, data: created }]);
       return renderGuild(guild, await rolesStore.roles(trx, guildId));
     });
   }
@@ -138,8 +138,7 @@ export class GuildsService {
     await actorIn(this.deps.db, this.deps.access, guildId, userId);
     const guild = await guildsStore.guild(this.deps.db, guildId);
     if (!guild) throw ApiError.of('UNKNOWN_GUILD');
-    const body = renderGuild(guild, await rolesStore.roles(this.deps.db, guildId));
-    return withCounts ? { ...body, ...guildCounts(guild) } : body;
+    return renderGuild(guild, await rolesStore.roles(this.deps.db, guildId), withCounts);
   }
 
   /** MANAGE_GUILD edits settings; only the owner hands ownership to another member. */
@@ -200,8 +199,7 @@ export class GuildsService {
         userId,
         memberRoleIds: (mineByGuild.get(guild.id) ?? []).map((m) => m.role_id),
       });
-      const body = renderUserGuild(guild, userId, permissions);
-      return page.withCounts ? { ...body, ...guildCounts(guild) } : body;
+      return renderUserGuild(guild, userId, permissions, page.withCounts);
     });
   }
 

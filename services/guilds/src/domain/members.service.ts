@@ -1,7 +1,6 @@
-import { ApiError } from '@kith/platform';
+import { ApiError, userView, type ContractUser } from '@kith/platform';
 import { guildsStore, type Tx } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
-import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireOutranks, requirePermission, type Actor } from './guild.guard.js';
@@ -9,7 +8,7 @@ import { renderBan, renderMember } from './guild.view.js';
 import { memberColumns, type MemberChanges } from './member.rules.js';
 import { removeMember } from './membership.service.js';
 import { Permission } from './permissions.js';
-import { unknownUser, userById, usersById } from './user.directory.js';
+import { userById, usersById } from './user.directory.js';
 
 /** Members, their roles and bans: permission and hierarchy checks, then one transaction each. */
 export class MembersService {
@@ -22,7 +21,7 @@ export class MembersService {
       this.deps.auth,
       members.map((m) => m.user_id),
     );
-    return members.map((m) => renderMember(m, users.get(m.user_id) ?? unknownUser(m.user_id)));
+    return members.map((m) => renderMember(m, users.get(m.user_id)));
   }
 
   async get(userId: string, guildId: string, targetId: string) {
@@ -97,7 +96,7 @@ export class MembersService {
       this.deps.auth,
       bans.map((b) => b.user_id),
     );
-    return bans.map((b) => renderBan(b, users.get(b.user_id) ?? unknownUser(b.user_id)));
+    return bans.map((b) => renderBan(b, users.get(b.user_id)));
   }
 
   async ban(userId: string, guildId: string, targetId: string) {
@@ -123,7 +122,7 @@ export class MembersService {
         if (!(await membersStore.insertBan(trx, { guild_id: guildId, user_id: targetId, reason }))) return;
         if (member) await removeMember(this.deps, trx, guildId, targetId, user);
         await this.deps.outbox.enqueue(trx, [
-          { name: 'GUILD_BAN_ADD', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
+          { name: 'GUILD_BAN_ADD', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: userView(targetId, user) } },
         ]);
       },
       targetId,
@@ -136,7 +135,7 @@ export class MembersService {
       requirePermission(actor, Permission.BAN_MEMBERS);
       if (!(await membersStore.deleteBan(trx, guildId, targetId))) throw guildErrors.unknownBan();
       await this.deps.outbox.enqueue(trx, [
-        { name: 'GUILD_BAN_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user } },
+        { name: 'GUILD_BAN_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: userView(targetId, user) } },
       ]);
     });
   }
@@ -161,7 +160,7 @@ export class MembersService {
   }
 
   /** Announces the member as they now are; `user` is fetched before the transaction, not while it holds locks. */
-  private async emitUpdate(trx: Tx, guildId: string, targetId: string, user: PartialUser) {
+  private async emitUpdate(trx: Tx, guildId: string, targetId: string, user: ContractUser | undefined) {
     const body = renderMember((await membersStore.member(trx, guildId, targetId))!, user);
     await this.deps.outbox.enqueue(trx, [
       { name: 'GUILD_MEMBER_UPDATE', audience: { guilds: [guildId] }, data: { ...body, guild_id: guildId } },
@@ -169,8 +168,8 @@ export class MembersService {
     return body;
   }
 
-  private async userOf(userId: string): Promise<PartialUser> {
-    return (await userById(this.deps.auth, userId)) ?? unknownUser(userId);
+  private userOf(userId: string): Promise<ContractUser | undefined> {
+    return userById(this.deps.auth, userId);
   }
 
   /**

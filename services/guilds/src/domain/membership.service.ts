@@ -1,24 +1,33 @@
-import { ApiError, type DomainEvent } from '@kith/platform';
+import {
+  ApiError,
+  guildCreateView,
+  userView,
+  type ContractUser,
+  type DomainEvent,
+  type GuildCreateData,
+  type GuildData,
+} from '@kith/platform';
 import { guildsStore, type Db, type GuildRow, type Tx } from '../store/guilds.store.js';
 import { membersStore, type MemberRow } from '../store/members.store.js';
 import { rolesStore } from '../store/roles.store.js';
 import { visibleGuildChannels } from './channel.service.js';
-import type { PartialUser } from './channel.view.js';
 import type { GuildsDeps } from './deps.js';
-import { renderGuild, renderMember } from './guild.view.js';
+import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
-import { unknownUser, userById } from './user.directory.js';
+import { userById } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
 export const MAX_GUILDS_PER_USER = 100;
 /** A guild with more members than this is `large` in GUILD_CREATE. */
 const LARGE_THRESHOLD = 250;
 
+export type GuildCreate = GuildCreateData & { guild: GuildData };
+
 /**
  * The guild as GUILD_CREATE (and READY) carries it for one member: the guild object, the channels
  * they can see, their member object and the counts. `member` is theirs.
  */
-export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow, user: PartialUser): Promise<Record<string, unknown>> {
+export async function guildCreateFor(db: Db, guild: GuildRow, member: MemberRow, user: ContractUser | undefined): Promise<GuildCreate> {
   const roles = await rolesStore.roles(db, guild.id);
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
@@ -27,22 +36,13 @@ export async function renderGuildFor(db: Db, guild: GuildRow, member: MemberRow,
     userId: member.user_id,
     memberRoleIds: member.role_ids,
   };
-  const channels = await visibleGuildChannels(db, guild.id, ctx);
   return {
-    ...renderGuild(guild, roles),
-    joined_at: member.joined_at.toISOString(),
+    guild: toGuild(guild, roles),
+    joinedAt: member.joined_at.toISOString(),
     large: guild.member_count > LARGE_THRESHOLD,
-    unavailable: false,
-    member_count: guild.member_count,
-    voice_states: [],
-    members: [renderMember(member, user)],
-    channels,
+    members: [toMember(member, user)],
+    channels: await visibleGuildChannels(db, guild.id, ctx),
     threads: [],
-    presences: [],
-    stage_instances: [],
-    guild_scheduled_events: [],
-    embedded_activities: [],
-    soundboard_sounds: [],
   };
 }
 
@@ -53,8 +53,7 @@ export interface JoinOptions {
   guest?: boolean;
 }
 
-export type JoinResult =
-  { error: 10004 | 40007 | 30001 } | { error: 0; alreadyMember: boolean; member: MemberRow; guildJson: Record<string, unknown> };
+export type JoinResult = { error: 10004 | 40007 | 30001 } | { error: 0; alreadyMember: boolean; member: MemberRow; guild: GuildCreate };
 
 /** The platform's member flag for guests (joined through a guest invite). */
 const MEMBER_FLAG_IS_GUEST = 1 << 4;
@@ -74,7 +73,7 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
     if (!guild) return { error: 10004 as const };
     const existing = await membersStore.member(trx, guildId, userId);
     if (existing)
-      return { error: 0 as const, alreadyMember: true, member: existing, guildJson: await renderGuildFor(trx, guild, existing, user) };
+      return { error: 0 as const, alreadyMember: true, member: existing, guild: await guildCreateFor(trx, guild, existing, user) };
     if (await membersStore.ban(trx, guildId, userId)) return { error: 40007 as const };
     if ((await membersStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
     const roles = await rolesStore.roles(trx, guildId);
@@ -87,12 +86,12 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
     );
     const member = (await membersStore.member(trx, guildId, userId))!;
     const counted = (await guildsStore.guild(trx, guildId))!;
-    const guildJson = await renderGuildFor(trx, counted, member, user);
+    const created = await guildCreateFor(trx, counted, member, user);
     await deps.outbox.enqueue(trx, [
-      { name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildJson },
+      { name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildCreateView(created) },
       { name: 'GUILD_MEMBER_ADD', audience: { guilds: [guildId] }, data: { ...renderMember(member, user), guild_id: guildId } },
     ]);
-    return { error: 0 as const, alreadyMember: false, member, guildJson };
+    return { error: 0 as const, alreadyMember: false, member, guild: created };
   });
 }
 
@@ -101,10 +100,10 @@ export async function joinGuild(deps: GuildsDeps, guildId: string, userId: strin
  * hears GUILD_MEMBER_REMOVE, the user GUILD_DELETE (realtime drops their subscription on it).
  * False when they were not a member.
  */
-export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, userId: string, user?: PartialUser): Promise<boolean> {
+export async function removeMember(deps: GuildsDeps, trx: Tx, guildId: string, userId: string, user?: ContractUser): Promise<boolean> {
   await membersStore.lockUserMemberships(trx, userId);
   if (!(await membersStore.deleteMember(trx, guildId, userId))) return false;
-  const removed = user ?? (await userById(deps.auth, userId)) ?? unknownUser(userId);
+  const removed = userView(userId, user ?? (await userById(deps.auth, userId)));
   const events: DomainEvent[] = [
     { name: 'GUILD_MEMBER_REMOVE', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: removed } },
     { name: 'GUILD_DELETE', audience: { users: [userId] }, data: { id: guildId } },

@@ -11,22 +11,8 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
   const api = channelModule(deps);
   return {
     async getChannel({ channelId }) {
-      const found = isRowId(channelId) ? await api.describe(channelId) : undefined;
-      if (!found) return { found: false };
-      const { row, recipientIds, json } = found;
-      return {
-        found: true,
-        channel: {
-          id: row.id,
-          type: row.type,
-          guildId: row.guild_id ?? '',
-          parentId: row.parent_id ?? '',
-          name: row.name ?? '',
-          recipientIds,
-          ownerId: row.owner_id ?? '',
-          channelJson: JSON.stringify(json),
-        },
-      };
+      const channel = isRowId(channelId) ? await api.describe(channelId) : undefined;
+      return channel ? { found: true, channel } : { found: false };
     },
 
     async addRecipient({ channelId, userId }) {
@@ -34,7 +20,7 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
       if (!isRowId(userId)) return { errorCode: 10013 };
       try {
         const { added, channel } = await api.dms.addRecipient(null, channelId, userId);
-        return { errorCode: 0, alreadyRecipient: !added, channelJson: JSON.stringify(channel) };
+        return { errorCode: 0, alreadyRecipient: !added, channel };
       } catch (err) {
         // The platform's refusals travel as codes for the caller (invites) to answer with.
         if (err instanceof ApiError) return { errorCode: err.body.code };

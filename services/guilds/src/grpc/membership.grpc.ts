@@ -3,11 +3,11 @@ import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { channelModule } from '../domain/channel.module.js';
 import type { GuildsDeps } from '../domain/deps.js';
 import { isRowId } from '../domain/input.fields.js';
-import { guildCounts, renderGuild } from '../domain/guild.view.js';
-import { joinGuild, removeUnlessOwner, renderGuildFor } from '../domain/membership.service.js';
-import { unknownUser, userById } from '../domain/user.directory.js';
+import { toGuild, toMember } from '../domain/guild.view.js';
+import { guildCreateFor, joinGuild, removeUnlessOwner } from '../domain/membership.service.js';
+import { userById } from '../domain/user.directory.js';
 import { guildsStore } from '../store/guilds.store.js';
-import { membersStore, type MemberRow } from '../store/members.store.js';
+import { membersStore } from '../store/members.store.js';
 import { rolesStore } from '../store/roles.store.js';
 
 const MAX_PAGE = 1000;
@@ -17,16 +17,6 @@ function ids(...values: string[]): void {
     if (!isRowId(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
 }
 
-const toMember = (m: MemberRow) => ({
-  userId: m.user_id,
-  nick: m.nick ?? '',
-  roleIds: m.role_ids,
-  joinedAt: m.joined_at.toISOString(),
-  pending: m.pending,
-  temporary: m.temporary,
-  flags: m.flags,
-});
-
 /** GetGuild, GetMember, AddMember, RemoveMember, ListGuildMemberIds, ListMutualGuildIds, GetReadyState. */
 export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
   const { db } = deps;
@@ -35,20 +25,7 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
       ids(guildId);
       const guild = await guildsStore.guild(db, guildId);
       if (!guild) return { found: false };
-      const counts = guildCounts(guild);
-      return {
-        found: true,
-        guild: {
-          id: guild.id,
-          name: guild.name,
-          icon: guild.icon ?? '',
-          ownerId: guild.owner_id,
-          approximateMemberCount: counts.approximate_member_count,
-          approximatePresenceCount: counts.approximate_presence_count,
-          features: guild.features,
-          guildJson: JSON.stringify(renderGuild(guild, await rolesStore.roles(db, guildId))),
-        },
-      };
+      return { found: true, guild: toGuild(guild, await rolesStore.roles(db, guildId)) };
     },
 
     async getMember({ guildId, userId }) {
@@ -65,7 +42,7 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
         errorCode: 0,
         alreadyMember: result.alreadyMember,
         member: toMember(result.member),
-        guildJson: JSON.stringify(result.guildJson),
+        guild: result.guild,
       };
     },
 
@@ -86,30 +63,25 @@ export function membershipGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Gui
       return { guildIds: guilds.map((g) => g.id), guilds };
     },
 
-    /** READY: every guild as GUILD_CREATE renders it, and the private channels as GET /users/@me/channels does. */
+    /** READY: every guild as GUILD_CREATE carries it, and the private channels GET /users/@me/channels lists. */
     async getReadyState({ userId }) {
       ids(userId);
-      const [guildIds, channels, user] = await Promise.all([
+      const [guildIds, privateChannels, self] = await Promise.all([
         guildsStore.guildIdsOf(db, userId),
-        // The very list GET /users/@me/channels answers: closed DMs left out, recipients without the user.
-        channelModule(deps).dms.list(userId),
+        // The very list GET /users/@me/channels answers: closed DMs left out.
+        channelModule(deps).dms.listOpen(userId),
         userById(deps.auth, userId),
       ]);
-      const self = user ?? unknownUser(userId);
       // Concurrent renders: the pool bounds how many run at once.
       const rendered = await Promise.all(
         guildIds.map(async (guildId) => {
           const [guild, member] = await Promise.all([guildsStore.guild(db, guildId), membersStore.member(db, guildId, userId)]);
           // Left or deleted between the reads: not in READY.
-          return guild && member ? renderGuildFor(db, guild, member, self) : undefined;
+          return guild && member ? guildCreateFor(db, guild, member, self) : undefined;
         }),
       );
       const guilds = rendered.filter((g) => g !== undefined);
-      return {
-        guildsJson: JSON.stringify(guilds),
-        privateChannelsJson: JSON.stringify(channels),
-        guildIds: guilds.map((g) => g.id as string),
-      };
+      return { guilds, privateChannels, guildIds: guilds.map((g) => g.guild.id) };
     },
   };
 }

@@ -3,7 +3,7 @@ import { ApiError, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
 import { RelationshipsService, SMALL_GUILD_MEMBERS } from './relationships.service.js';
-import { partialUser } from './relationship.view.js';
+import { contractUser as partialUser } from '@kith/platform/testing';
 
 /** An in-memory store whose transactions apply all-or-nothing, like the real one. */
 class MemoryStore implements RelationshipStore {
@@ -295,7 +295,7 @@ describe('relationship state machine', () => {
     await arrange(s, 'friends');
     await s.service.ignore(A, B);
     const asked: string[][] = [];
-    const cached = new Map([A, B].map((id) => [id, user(id, { global_name: `cached ${id.slice(-1)}` })]));
+    const cached = new Map([A, B].map((id) => [id, user(id, { globalName: `cached ${id.slice(-1)}` })]));
     const live: UserDirectory = {
       getUsers: async () => {
         throw new Error('a removal must not ask auth');

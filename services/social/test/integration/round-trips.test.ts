@@ -8,7 +8,7 @@ import { MAX_FRIENDS, RelationshipType as T, type PartialUser } from '../../src/
 import { RelationshipsService } from '../../src/domain/relationships.service.js';
 import { PgRelationshipStore } from '../../src/store/relationships.store.js';
 import type { SocialDatabase } from '../../src/store/schema.js';
-import { partialUser } from '../../src/domain/relationship.view.js';
+import { contractUser as partialUser } from '@kith/platform/testing';
 
 /**
  * What each relationship change costs in PostgreSQL round trips, counted on the real pg pool under

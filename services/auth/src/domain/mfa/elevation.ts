@@ -1,10 +1,10 @@
 import { ApiError } from '@kith/platform';
-import type { UserRow } from '../../store/users.store.js';
 import type { ElevationTokens } from './elevation-token.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
 import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
+import type { UserRow } from '../ports.js';
 
 /** What a request may carry as proof of a recent verification: the JWT in a header or the cookie. */
 export interface ElevationProof {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@kith/platform';
-import type { UserRow } from '../../store/users.store.js';
 import type { SessionRequest } from '../sessions.service.js';
 import type { SmsCodeCheck } from './elevation.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
 import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
+import { loginSettings } from '../user.view.js';
+import type { UserRow } from '../ports.js';
 
 /** The login answer when a second factor is due: no token, the ticket and which factors apply. */
 export interface MfaLoginChallenge {
@@ -72,6 +73,6 @@ export class LoginMfa {
     await tickets.consume(input.ticket);
     if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);
     const { token } = await this.ports.sessions.create(user.id, request);
-    return { token, user_settings: { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' } };
+    return { token, user_settings: loginSettings(user) };
   }
 }

@@ -1,13 +1,13 @@
 import { ApiError } from '@kith/platform';
 import { describe, expect, it } from 'vitest';
-import type { BackupCodeRow, StoredBackupCode } from '../../store/mfa.store.js';
-import type { UserRow } from '../../store/users.store.js';
 import { ElevationGuard } from './elevation.js';
 import { ElevationTokens } from './elevation-token.js';
 import { LoginMfa } from './login-mfa.js';
 import { MfaService } from './mfa.service.js';
 import { Tickets, type TicketRecord, type TicketStore } from './tickets.js';
 import { totpCode } from './totp.js';
+import type { BackupCodeRow, StoredBackupCode } from './ports.js';
+import type { UserRow } from '../ports.js';
 
 const SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
 const NOW = 1_700_000_000_000;

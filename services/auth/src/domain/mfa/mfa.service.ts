@@ -1,6 +1,4 @@
 import { ApiError } from '@kith/platform';
-import type { BackupCodeRow, StoredBackupCode } from '../../store/mfa.store.js';
-import type { UserRow } from '../../store/users.store.js';
 import {
   generateBackupCodes,
   hashBackupCode,
@@ -10,18 +8,13 @@ import {
   sealBackupCode,
 } from './backup-codes.js';
 import { TOTP_PERIOD_SECONDS, isValidSecret, matchTotp, normalizeSecret } from './totp.js';
+import type { MfaStorePort, StoredBackupCode, TotpSteps } from './ports.js';
+import type { UserRow } from '../ports.js';
 
 /** The I/O MFA needs: enrollment and codes in Postgres, used TOTP steps in Redis, passwords. */
 export interface MfaPorts {
-  store: {
-    totpSecret(userId: string): Promise<string | undefined>;
-    enableTotp(userId: string, secret: string, codes: StoredBackupCode[]): Promise<boolean>;
-    disableTotp(userId: string): Promise<boolean>;
-    backupCodes(userId: string): Promise<BackupCodeRow[]>;
-    replaceBackupCodes(userId: string, codes: StoredBackupCode[]): Promise<void>;
-    consumeBackupCode(userId: string, hash: Buffer): Promise<boolean>;
-  };
-  steps: { claim(userId: string, step: number, ttlSeconds: number): Promise<boolean> };
+  store: MfaStorePort;
+  steps: TotpSteps;
   passwords: { verify(hash: string | null, password: string): Promise<boolean> };
   users: { findById(id: string): Promise<UserRow | undefined> };
   now?: () => number;

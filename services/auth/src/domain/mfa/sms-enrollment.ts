@@ -2,7 +2,7 @@ import { ApiError, type FieldError } from '@kith/platform';
 import { duplicateError } from '../accounts.service.js';
 import type { ElevationGuard, ElevationProof } from './elevation.js';
 import type { MfaService } from './mfa.service.js';
-import type { SmsAccountStore } from './sms.store.js';
+import type { SmsAccountStore } from './ports.js';
 
 /** The registration helpers' phone codes and tokens, reused to add a phone to an account. */
 export interface PhoneTokens {

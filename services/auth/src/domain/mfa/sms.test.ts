@@ -1,11 +1,10 @@
 import { ApiError, type Logger } from '@kith/platform';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryTickets, MemoryWindows } from '../../../test/fakes/tickets.fake.js';
-import type { SmsSender } from '../../delivery/sms.js';
-import type { UserRow } from '../../store/users.store.js';
 import { RateLimitedError, RateLimiter } from '../registration/rate-limit.js';
 import { SmsCodes, redactMfaPhone } from './sms.js';
 import { Tickets, type TicketRecord, type TicketStore } from './tickets.js';
+import type { SmsSender, UserRow } from '../ports.js';
 
 class MemoryTicketStore implements TicketStore {
   readonly records = new Map<string, { record: TicketRecord; attempts: number }>();

@@ -1,11 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { ApiError, type Logger } from '@kith/platform';
-import type { SmsSender } from '../../delivery/sms.js';
-import type { UserRow } from '../../store/users.store.js';
 import { digest, sameDigest } from '../registration/digest.js';
 import type { RateLimiter, RateRule } from '../registration/rate-limit.js';
-import type { Tickets as OneTimeValues } from '../registration/redis.store.js';
 import type { TicketRecord, Tickets } from './tickets.js';
+import type { SmsSender, UserRow, OneTimeValues } from '../ports.js';
 
 /** An SMS code lives five minutes and works once, for the ticket it was sent for. */
 export const SMS_CODE_TTL_MS = 5 * 60_000;

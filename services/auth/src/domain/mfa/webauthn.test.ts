@@ -2,9 +2,9 @@ import { ApiError } from '@kith/platform';
 import { describe, expect, it } from 'vitest';
 import { MemoryTickets } from '../../../test/fakes/tickets.fake.js';
 import { SoftAuthenticator } from '../../../test/soft-authenticator.js';
-import type { UserRow } from '../../store/users.store.js';
 import { WebAuthn } from './webauthn.js';
-import type { CredentialRow, NewCredential, WebAuthnStorePort } from './webauthn.store.js';
+import type { UserRow } from '../ports.js';
+import type { CredentialRow, NewCredential, WebAuthnStorePort } from './ports.js';
 
 class MemoryCredentials implements WebAuthnStorePort {
   readonly rows: CredentialRow[] = [];

@@ -9,9 +9,8 @@ import {
   type AuthenticatorTransport,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { UserRow } from '../../store/users.store.js';
-import type { Tickets as OneTimeValues } from '../registration/redis.store.js';
-import type { CredentialRow, WebAuthnStorePort } from './webauthn.store.js';
+import type { UserRow, OneTimeValues } from '../ports.js';
+import type { CredentialRow, WebAuthnStorePort } from './ports.js';
 
 /** The relying party: its id (a registrable domain), display name and the origins clients sign for. */
 export interface RelyingParty {

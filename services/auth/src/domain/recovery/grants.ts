@@ -1,6 +1,6 @@
 import { ApiError } from '@kith/platform';
 import { digest, randomSecret } from '../registration/digest.js';
-import type { Tickets } from '../registration/redis.store.js';
+import type { OneTimeValues } from '../ports.js';
 
 /** What a mailed link grants, kept in Redis under the hash of its token until it expires or is used. */
 export type GrantKind = 'reset' | 'one-time-login' | 'revert' | 'authorize-ip';
@@ -23,7 +23,7 @@ const keyOf = (kind: GrantKind, token: string): string => `recovery:${kind}:${di
 
 /** Single-use, expiring grants stored only as hashes of their tokens. */
 export class Grants {
-  constructor(private readonly store: Tickets) {}
+  constructor(private readonly store: OneTimeValues) {}
 
   async issue<T extends object>(kind: GrantKind, value: T): Promise<string> {
     const token = randomSecret(32);

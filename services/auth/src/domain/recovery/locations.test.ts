@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTickets } from '../../../test/fakes/tickets.fake.js';
-import type { MailSender } from '../../delivery/mail.js';
 import type { RenderedMail } from '../../delivery/mail.templates.js';
-import type { UserRow } from '../../store/users.store.js';
 import { Grants } from './grants.js';
 import { RecoveryLinks } from './links.js';
 import { countryOf, LoginLocations } from './locations.js';
+import type { MailSender, UserRow } from '../ports.js';
 
 function setup() {
   const known = new Set<string>();

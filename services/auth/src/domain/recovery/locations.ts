@@ -1,12 +1,11 @@
 import { isIP } from 'node:net';
 import geoip from 'geoip-country';
 import { ApiError, type Logger } from '@kith/platform';
-import type { MailSender } from '../../delivery/mail.js';
 import { authorizeIpMail } from '../../delivery/mail.templates.js';
-import type { UserRow } from '../../store/users.store.js';
 import { Grants, invalidToken } from './grants.js';
 import type { RecoveryLinks } from './links.js';
-import type { RecoveryStore } from './recovery.store.js';
+import type { MailSender, UserRow } from '../ports.js';
+import type { RecoveryStorePort } from './ports.js';
 
 /**
  * The country a login comes from, or null for an address GeoIP does not place (private, loopback,
@@ -29,7 +28,7 @@ interface AuthorizeIpGrant {
   country: string;
 }
 
-type Store = Pick<RecoveryStore, 'knowsLocation' | 'addLocation'>;
+type Store = Pick<RecoveryStorePort, 'knowsLocation' | 'addLocation'>;
 
 /** The new-location check of password logins, and `POST /auth/authorize-ip`. */
 export class LoginLocations {

@@ -1,7 +1,5 @@
 import { ApiError, type Logger } from '@kith/platform';
-import type { MailSender } from '../../delivery/mail.js';
 import { emailChangedMail, passwordResetMail, type RenderedMail } from '../../delivery/mail.templates.js';
-import { DuplicateUserError, type UserRow, type UsersStore } from '../../store/users.store.js';
 import { duplicateError } from '../accounts.service.js';
 import type { CodeFactor, MfaService } from '../mfa/mfa.service.js';
 import { endSessions, rotateSessions } from '../mfa/session-rotation.js';
@@ -14,7 +12,8 @@ import type { SessionRequest, SessionsService } from '../sessions.service.js';
 import { invalidToken, type Grants } from './grants.js';
 import type { RecoveryLinks } from './links.js';
 import type { LoginLocations } from './locations.js';
-import type { RecoveryStore } from './recovery.store.js';
+import { type MailSender, DuplicateUserError, type UserRow, type UsersPort } from '../ports.js';
+import type { RecoveryStorePort } from './ports.js';
 
 export type ResetMethod = 'password_reset' | 'one_time_login';
 
@@ -48,8 +47,8 @@ interface RevertGrant {
 }
 
 export interface RecoveryPorts {
-  users: Pick<UsersStore, 'findById' | 'findByEmail' | 'findByPhone'>;
-  store: Pick<RecoveryStore, 'setPassword' | 'revert' | 'emailTakenByOther'>;
+  users: Pick<UsersPort, 'findById' | 'findByEmail' | 'findByPhone'>;
+  store: Pick<RecoveryStorePort, 'setPassword' | 'revert' | 'emailTakenByOther'>;
   grants: Grants;
   passwords: PasswordHasher;
   sessions: SessionsService;

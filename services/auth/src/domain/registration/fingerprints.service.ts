@@ -1,6 +1,6 @@
 import type { RateLimiter, RateRule } from './rate-limit.js';
-import type { Tickets } from './redis.store.js';
 import { digest, randomSecret } from './digest.js';
+import type { OneTimeValues } from '../ports.js';
 
 /** How long an issued fingerprint can still become an account's id. */
 export const FINGERPRINT_TTL_MS = 7 * 86_400_000;
@@ -17,7 +17,7 @@ const FINGERPRINT = /^(\d{1,20})\.[A-Za-z0-9_-]{20,64}$/;
  */
 export class FingerprintsService {
   constructor(
-    private readonly tickets: Tickets,
+    private readonly tickets: OneTimeValues,
     private readonly ids: { next(): string },
     private readonly limiter: RateLimiter,
     private readonly ttlMs = FINGERPRINT_TTL_MS,

@@ -1,9 +1,9 @@
 import { ApiError, type Logger } from '@kith/platform';
 import { describe, expect, it, vi } from 'vitest';
-import type { SmsSender } from '../../delivery/sms.js';
 import { PhoneVerificationService, SEND_PER_PHONE } from './phone-verification.service.js';
 import { RateLimitedError, RateLimiter } from './rate-limit.js';
 import { MemoryTickets, MemoryWindows } from '../../../test/fakes/tickets.fake.js';
+import type { SmsSender } from '../ports.js';
 
 class RecordingSms implements SmsSender {
   readonly sent: { to: string; body: string }[] = [];

@@ -1,9 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { ApiError, type Logger } from '@kith/platform';
-import type { SmsSender } from '../../delivery/sms.js';
 import { digest, randomSecret, sameDigest } from './digest.js';
 import type { RateLimiter, RateRule } from './rate-limit.js';
-import type { Tickets } from './redis.store.js';
+import type { SmsSender, OneTimeValues } from '../ports.js';
 
 export const CODE_TTL_MS = 10 * 60_000;
 export const PHONE_TOKEN_TTL_MS = 15 * 60_000;
@@ -23,7 +22,7 @@ const UNABLE_TO_SEND = { code: 'PHONE_NUMBER_UNABLE_TO_SEND', message: 'Unable t
  */
 export class PhoneVerificationService {
   constructor(
-    private readonly tickets: Tickets,
+    private readonly tickets: OneTimeValues,
     private readonly limiter: RateLimiter,
     private readonly sms: SmsSender,
     private readonly logger: Logger,

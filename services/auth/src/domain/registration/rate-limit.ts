@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Windows } from './redis.store.js';
+import type { Windows } from '../ports.js';
 
 export interface RateRule {
   /** Also the bucket name clients see, hashed. */
@@ -24,7 +24,7 @@ export class RateLimitedError extends Error {
 }
 
 export class RateLimiter {
-  constructor(private readonly windows: Windows) {}
+  constructor(private readonly windows: Pick<Windows, 'hit'>) {}
 
   /** Counts one use of `rule` by `subject`; throws RateLimitedError once the window's limit is spent. */
   async consume(rule: RateRule, subject: string): Promise<void> {

@@ -1,18 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { UserUpdates } from '../../events/user.events.js';
-import type { AuthDatabase } from '../../store/schema.js';
-
-/** What the SMS factor changes on the account: the phone and whether SMS codes count as a factor. */
-export interface SmsAccountStore {
-  /** Sets the phone; false when another account has the number. */
-  setPhone(userId: string, phone: string): Promise<boolean>;
-  /** Removes the phone unless SMS MFA is on; false when it is on. */
-  removePhone(userId: string): Promise<boolean>;
-  /** Turns SMS MFA on when TOTP is on and a phone is set; false otherwise. */
-  enableSms(userId: string): Promise<boolean>;
-  /** Turns SMS MFA off; false when it was off. */
-  disableSms(userId: string): Promise<boolean>;
-}
+import type { SmsAccountStore } from '../domain/mfa/ports.js';
+import type { UserUpdates } from '../events/user.events.js';
+import type { AuthDatabase } from './schema.js';
 
 /**
  * The `users` columns of the SMS factor (phone, sms_mfa_enabled), each change one conditional

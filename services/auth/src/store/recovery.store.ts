@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { UserUpdates } from '../../events/user.events.js';
-import type { AuthDatabase } from '../../store/schema.js';
-import { DuplicateUserError, type UserRow } from '../../store/users.store.js';
+import { DuplicateUserError, type UserRow } from '../domain/ports.js';
+import type { RecoveryStorePort, RevertChanges } from '../domain/recovery/ports.js';
+import type { UserUpdates } from '../events/user.events.js';
+import type { AuthDatabase } from './schema.js';
 
 // Type aliases, not interfaces: Kysely's `withTables` wants indexable records.
 type RecoveryTables = {
@@ -15,13 +16,8 @@ type RecoveryTables = {
 
 type RecoveryDb = Kysely<AuthDatabase & RecoveryTables>;
 
-export interface RevertChanges {
-  email: string;
-  passwordHash: string;
-}
-
 /** Known login locations, phone history and blacklist, and the revert's one transaction. */
-export class RecoveryStore {
+export class RecoveryStore implements RecoveryStorePort {
   private readonly db: RecoveryDb;
 
   constructor(

@@ -1,6 +1,7 @@
 import type { ColumnType, Kysely } from 'kysely';
-import type { UserUpdates } from '../../events/user.events.js';
-import type { AuthDatabase } from '../../store/schema.js';
+import type { CredentialRow, NewCredential, WebAuthnStorePort } from '../domain/mfa/ports.js';
+import type { UserUpdates } from '../events/user.events.js';
+import type { AuthDatabase } from './schema.js';
 
 interface WebAuthnCredentialsTable {
   id: ColumnType<string, string, never>;
@@ -16,40 +17,6 @@ interface WebAuthnCredentialsTable {
 
 // A type alias, not an interface: Kysely's `withTables` wants an indexable record.
 type WebAuthnTables = { webauthn_credentials: WebAuthnCredentialsTable };
-
-export interface CredentialRow {
-  id: string;
-  user_id: string;
-  cred_id: string;
-  public_key: Buffer;
-  counter: number;
-  transports: string[];
-  name: string;
-  last_used: Date | null;
-}
-
-export interface NewCredential {
-  id: string;
-  userId: string;
-  credId: string;
-  publicKey: Buffer;
-  counter: number;
-  transports: string[];
-  name: string;
-}
-
-/** What WebAuthn needs stored; Postgres below, an in-memory fake in unit tests. */
-export interface WebAuthnStorePort {
-  list(userId: string): Promise<CredentialRow[]>;
-  byCredId(credId: string): Promise<CredentialRow | undefined>;
-  /** Adds the credential and marks the user; false when the credential id is taken. */
-  insert(credential: NewCredential): Promise<boolean>;
-  rename(userId: string, id: string, name: string): Promise<CredentialRow | undefined>;
-  /** Removes the credential; false when the user has no such credential. */
-  remove(userId: string, id: string): Promise<boolean>;
-  /** Compare-and-set of the signature counter (and last use); false when another use moved it first. */
-  advance(id: string, from: number, to: number, at: Date): Promise<boolean>;
-}
 
 const COLUMNS = ['id', 'user_id', 'cred_id', 'public_key', 'counter', 'transports', 'name', 'last_used'] as const;
 
