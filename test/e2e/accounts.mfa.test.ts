@@ -1,48 +1,16 @@
 import { createRedis, type Redis } from '@kith/platform';
 import type { TestStores } from '@kith/platform/testing';
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Grants } from '../../services/auth/src/domain/recovery/grants.js';
 import { RedisValues } from '../../services/auth/src/store/redis.store.js';
 import { api, newUser } from './client.js';
+import { freshCode, totpUser } from './mfa.fixtures.js';
 import { GatewayClient } from './ws-client.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     stores: TestStores;
   }
-}
-
-/** A fresh authenticator-app secret (160 bits, base32). */
-const newSecret = (): string => new Secret({ size: 20 }).base32;
-const STEP_MS = 30_000;
-const codeOfStep = (secret: string, step: number): string =>
-  new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: step * STEP_MS });
-
-/**
- * A code auth will take: auth accepts the steps either side of now, each once per user, so this
- * picks one of them the user has not spent yet (whatever step boundaries passed meanwhile).
- */
-function freshCode(user: { secret: string; usedSteps: Set<number> }): string {
-  const now = Math.floor(Date.now() / STEP_MS);
-  const step = [now + 1, now, now - 1].find((s) => !user.usedSteps.has(s))!;
-  user.usedSteps.add(step);
-  return codeOfStep(user.secret, step);
-}
-
-/** A registered user with TOTP on, enrolled through the gateway with the current step's code. */
-async function totpUser() {
-  const user = await newUser();
-  const secret = newSecret();
-  const usedSteps = new Set<number>();
-  const enabled = await api('POST', '/users/@me/mfa/totp/enable', {
-    token: user.token,
-    body: { password: user.password, secret, code: freshCode({ secret, usedSteps }) },
-  });
-  expect(enabled.status, JSON.stringify(enabled.json)).toBe(200);
-  expect(enabled.json.backup_codes).toHaveLength(10);
-  // Enabling MFA ends the other sessions and answers a new token for this one.
-  return { ...user, secret, usedSteps, token: enabled.json.token as string };
 }
 
 describe('MFA through the gateway', () => {

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { resolveTestStores } from '@kith/platform/testing';
+import { TRUSTED_PROXY } from './addresses.js';
+import { startInbox } from './inbox.server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -9,6 +11,8 @@ declare module 'vitest' {
     gatewayOrigin: string;
     /** DB_PREFIX the system was started with: its databases are `<dbPrefix>_<service>`. */
     dbPrefix: string;
+    /** Where tests read the mails and texts the system sent (test/e2e/inbox.ts). */
+    inboxUrl: string;
   }
 }
 
@@ -27,6 +31,8 @@ const DB_PREFIX = process.env.E2E_DB_PREFIX ?? 'kith_e2e';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const { stores, stop: stopStores } = await resolveTestStores();
+  // Mail and texts go to real protocol peers on loopback (SMTP, Twilio's API), which tests read.
+  const inbox = await startInbox();
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
@@ -38,6 +44,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
       // Every test logs in from 127.0.0.1; the per-address failure limit has tests of its own.
       LOGIN_FAILURES_PER_IP: '100000',
+      ...inbox.env,
+      // A request from this loopback address is a proxy's: its X-Forwarded-For names the client,
+      // so tests can come from public addresses (new login locations, per-source limits).
+      TRUSTED_PROXIES: TRUSTED_PROXY,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -64,8 +74,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('baseUrl', baseUrl);
   project.provide('gatewayOrigin', new URL(baseUrl).origin);
   project.provide('dbPrefix', DB_PREFIX);
+  project.provide('inboxUrl', inbox.url);
   return async () => {
     await stopChild(child);
+    await inbox.close();
     await stopStores();
   };
 }
