@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{packages,services,gateway}/**/src/**/*.test.ts', 'gateway/src/**/*.test.ts'],
+          include: ['{packages,services,gateway}/**/src/**/*.test.ts', 'gateway/src/**/*.test.ts', 'scripts/*.test.ts'],
           exclude: ['**/node_modules/**', '**/dist/**'],
         },
       },

@@ -31,6 +31,29 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
       readyUrl: `http://${host}:${port(8104)}/readyz`,
     },
     {
+      // Local development GIF providers and streaming platforms (see services/integrations/src/dev).
+      name: 'providers',
+      dir: 'services/integrations',
+      entry: 'dist/dev/providers.main.js',
+      env: { GIF_PROVIDERS_PORT: port(8111) },
+      readyUrl: `http://${host}:${port(8111)}/healthz`,
+    },
+    {
+      name: 'integrations',
+      dir: 'services/integrations',
+      env: {
+        HTTP_PORT: port(8105),
+        GRPC_PORT: port(50055),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+        TENOR_API_URL: `http://${host}:${port(8111)}`,
+        GIPHY_API_URL: `http://${host}:${port(8111)}`,
+        KLIPY_API_URL: `http://${host}:${port(8111)}`,
+      },
+      readyUrl: `http://${host}:${port(8105)}/readyz`,
+    },
+    {
       name: 'realtime',
       dir: 'services/realtime',
       env: {
@@ -53,6 +76,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
         SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
         GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
+        INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

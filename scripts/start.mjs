@@ -69,7 +69,7 @@ process.on('SIGTERM', () => stopAll(0));
 try {
   // Services first, the edge last, each once the one before answers /readyz.
   for (const p of list) {
-    const child = spawn(process.execPath, ['--enable-source-maps', '--import', '@kith/platform/telemetry', 'dist/main.js'], {
+    const child = spawn(process.execPath, ['--enable-source-maps', '--import', '@kith/platform/telemetry', p.entry ?? 'dist/main.js'], {
       cwd: `${root}/${p.dir}`,
       env: { ...env, ...p.env, KITH_PROCESS_NAME: p.name },
       stdio: ['ignore', 'pipe', 'pipe'],

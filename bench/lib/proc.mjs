@@ -76,7 +76,9 @@ export function systemProcesses(root, startPid, list) {
     let name = `pid ${pid}`;
     try {
       const cwd = path.relative(root, readlinkSync(`/proc/${pid}/cwd`));
-      name = list.find((p) => p.dir === cwd)?.name ?? cwd;
+      // Two processes may share a directory (a service and its development providers): the entry tells them apart.
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      name = list.find((p) => p.dir === cwd && argv.includes(p.entry ?? 'dist/main.js'))?.name ?? cwd;
     } catch {
       // keep the pid as its name
     }

@@ -32,7 +32,7 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
   const tokens = new TokenCache(
     async (token, clientIp) => {
       const answer = await auth.validateToken({ token, clientIp });
-      return answer.valid ? { userId: answer.userId, sessionId: answer.sessionId } : null;
+      return answer.valid ? { userId: answer.userId, sessionId: answer.sessionId, bot: answer.bot } : null;
     },
     { ttlMs: config.AUTH_CACHE_TTL_MS, feedTtlMs: config.AUTH_CACHE_FEED_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES },
   );

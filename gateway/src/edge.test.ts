@@ -35,9 +35,9 @@ class FakeUpstreams {
   }
 }
 
-const alice: TokenOwner = { userId: '100', sessionId: 's-alice' };
-const alicePhone: TokenOwner = { userId: '100', sessionId: 's-alice-phone' };
-const bob: TokenOwner = { userId: '200', sessionId: 's-bob' };
+const alice: TokenOwner = { userId: '100', sessionId: 's-alice', bot: false };
+const alicePhone: TokenOwner = { userId: '100', sessionId: 's-alice-phone', bot: false };
+const bob: TokenOwner = { userId: '200', sessionId: 's-bob', bot: false };
 const closers: (() => Promise<void>)[] = [];
 
 afterEach(async () => {

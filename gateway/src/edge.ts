@@ -9,9 +9,11 @@ import {
   type IdentitySigner,
   type Logger,
 } from '@kith/platform';
+import { credentialOf, formMatches } from './authorization.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { Cors } from './cors.js';
 import type { Upstreams } from './proxy.js';
+import { decodePath } from './request-path.js';
 import { serviceFor, stripVersion } from './routes.table.js';
 import type { TokenCache } from './token.cache.js';
 
@@ -27,15 +29,13 @@ export interface EdgeDeps {
   probes: { ready(): Promise<{ ready: boolean; checks: Record<string, string> }> };
 }
 
-/** Raw user token, `Bot <token>` or `Bearer <token>`. */
-function tokenOf(header: string): string {
-  const match = /^(?:Bot|Bearer)\s+(.+)$/i.exec(header);
-  return (match ? match[1]! : header).trim();
-}
+/** How long a client is told to wait after a 503 of the edge's own (a service or auth not answering). */
+const RETRY_AFTER_SECONDS = '1';
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
   res.statusCode = status;
+  if (status === 503) res.setHeader('retry-after', RETRY_AFTER_SECONDS);
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(payload));
   res.end(payload);
@@ -90,7 +90,8 @@ export function createEdgeHandler(deps: EdgeDeps) {
         return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks });
       }
       if (deps.cors.handle(req, res)) return;
-      const path = stripVersion(pathname);
+      const decoded = decodePath(pathname);
+      const path = decoded === undefined ? undefined : stripVersion(decoded);
       const target = path === undefined ? undefined : serviceFor(path);
       if (path === undefined || target === undefined || !deps.upstreams.has(target)) throw ApiError.notFound();
       service = target;
@@ -101,8 +102,9 @@ export function createEdgeHandler(deps: EdgeDeps) {
       const authorization = req.headers.authorization;
       let owner = null;
       if (authorization) {
-        owner = await deps.tokens.resolve(tokenOf(authorization), clientIp);
-        if (!owner) throw ApiError.unauthorized();
+        const credential = credentialOf(authorization);
+        owner = await deps.tokens.resolve(credential.token, clientIp);
+        if (!owner || !formMatches(credential.kind, owner)) throw ApiError.unauthorized();
       }
       const fingerprint = req.headers['x-fingerprint'];
       // No request id in the identity: it goes as x-request-id, so one signed token can serve many requests.

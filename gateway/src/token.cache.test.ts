@@ -31,9 +31,9 @@ function setup(ttlMs = 1000, maxEntries = 100, feedTtlMs = 60_000) {
   return { auth, clock, cache };
 }
 
-const alice: TokenOwner = { userId: '100', sessionId: 's-alice' };
-const bob: TokenOwner = { userId: '200', sessionId: 's-bob' };
-const carol: TokenOwner = { userId: '300', sessionId: 's-carol' };
+const alice: TokenOwner = { userId: '100', sessionId: 's-alice', bot: false };
+const bob: TokenOwner = { userId: '200', sessionId: 's-bob', bot: false };
+const carol: TokenOwner = { userId: '300', sessionId: 's-carol', bot: false };
 
 describe('TokenCache', () => {
   it('when a token was validated, then it is answered from the cache until the ttl has passed', async () => {
@@ -188,7 +188,7 @@ describe('TokenCache', () => {
   it('when entries are dropped for room, then the session index is bounded with them', async () => {
     const { auth, cache } = setup(1000, 3);
     for (let i = 0; i < 50; i++) {
-      auth.owners.set(`tok-${i}`, { userId: String(i), sessionId: `s-${i}` });
+      auth.owners.set(`tok-${i}`, { userId: String(i), sessionId: `s-${i}`, bot: false });
       await cache.resolve(`tok-${i}`, '1.1.1.1');
     }
 

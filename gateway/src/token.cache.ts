@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 export interface TokenOwner {
   userId: string;
   sessionId: string;
+  /** A bot account's token (sent as `Bot <token>`). */
+  bot: boolean;
 }
 
 export type ValidateFn = (token: string, clientIp: string) => Promise<TokenOwner | null>;

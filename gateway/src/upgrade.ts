@@ -32,7 +32,9 @@ interface Reply {
 function answer(socket: Duplex, status: number, requestId: string, reply: Reply = {}): void {
   const { statusText = STATUS_TEXT[status], contentType, body = Buffer.alloc(0) } = reply;
   const type = contentType ? `Content-Type: ${contentType}\r\n` : '';
-  const lines = `HTTP/1.1 ${status} ${statusText}\r\nConnection: close\r\n${type}Content-Length: ${body.length}\r\nX-Request-Id: ${requestId}\r\n\r\n`;
+  // Realtime down or refusing: the client is told when to come back, as for every 503 of the edge.
+  const retry = status === 503 ? 'Retry-After: 1\r\n' : '';
+  const lines = `HTTP/1.1 ${status} ${statusText}\r\nConnection: close\r\n${type}${retry}Content-Length: ${body.length}\r\nX-Request-Id: ${requestId}\r\n\r\n`;
   socket.end(Buffer.concat([Buffer.from(lines), body]));
 }
 

@@ -1,6 +1,7 @@
-import { DiscordAPIError, REST } from '@discordjs/rest';
+import { DiscordAPIError, type REST } from '@discordjs/rest';
 import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userRest } from './client.js';
 import { people, type Person } from './social.fixtures.js';
 
 /**
@@ -18,7 +19,7 @@ interface Channel {
   thread_metadata?: { archived: boolean; locked: boolean };
 }
 
-const restFor = (p: Person) => new REST({ api: `${inject('gatewayOrigin')}/api`, version: '10', retries: 0 }).setToken(p.token);
+const restFor = (p: Person) => userRest(p.token, { retries: 0 });
 
 /** The error @discordjs/rest throws for a refused request. */
 async function refusal(request: Promise<unknown>): Promise<{ status: number; code: number | string }> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { REST, type RESTOptions } from '@discordjs/rest';
 import { Agent } from 'undici';
 import { inject } from 'vitest';
 import { TRUSTED_PROXY } from './addresses.js';
@@ -60,4 +61,18 @@ export async function newUser(password = 'correct horse battery') {
 export function fieldCode(json: { errors?: Record<string, unknown> }, field: string): string | undefined {
   const node = json.errors?.[field] as { _errors?: { code: string }[] } | undefined;
   return node?._errors?.[0]?.code;
+}
+
+/**
+ * `@discordjs/rest` signed in as a user account. The library puts a scheme before every token
+ * (`Bot` unless told otherwise) and the platform refuses a user's token under one, so the scheme
+ * is left empty: the space left before the token is dropped from the header value, as HTTP does.
+ */
+export function userRest(token: string, options: Partial<RESTOptions> = {}): REST {
+  return new REST({
+    api: `${inject('gatewayOrigin')}/api`,
+    version: '10',
+    authPrefix: '' as RESTOptions['authPrefix'],
+    ...options,
+  }).setToken(token);
 }

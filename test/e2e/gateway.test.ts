@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { REST } from '@discordjs/rest';
 import { CompressionMethod, WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
 import { connect } from 'nats';
 import { describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { EventEnvelope } from '@kith/platform';
-import { api, newUser } from './client.js';
+import { api, newUser, userRest } from './client.js';
 
 /** The user id behind a token, as the API tells its owner. */
 async function userIdOf(token: string): Promise<string> {
@@ -28,7 +27,7 @@ async function publish(name: string, userId: string, data: unknown): Promise<voi
 }
 
 function manager(token: string, compression: CompressionMethod | null = null) {
-  const rest = new REST({ api: `${inject('gatewayOrigin')}/api`, version: '10' }).setToken(token);
+  const rest = userRest(token);
   return new WebSocketManager({ token, intents: 0, rest, compression });
 }
 

@@ -1,10 +1,10 @@
-import { DiscordAPIError, REST } from '@discordjs/rest';
-import { describe, expect, inject, it } from 'vitest';
-import { api, newUser } from './client.js';
+import { DiscordAPIError } from '@discordjs/rest';
+import { describe, expect, it } from 'vitest';
+import { api, newUser, userRest } from './client.js';
 import { GatewayClient } from './ws-client.js';
 
-/** @discordjs/rest as a bot library uses it, pointed at the edge. */
-const restFor = (token: string) => new REST({ api: `${inject('gatewayOrigin')}/api`, version: '10' }).setToken(token);
+/** @discordjs/rest pointed at the edge, signed in as the user. */
+const restFor = (token: string) => userRest(token);
 
 interface Role {
   id: string;

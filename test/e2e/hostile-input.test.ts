@@ -13,7 +13,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function declaredRoutes(): { method: string; path: string }[] {
   const routes: { method: string; path: string }[] = [];
-  for (const service of ['auth', 'social', 'guilds']) {
+  for (const service of ['auth', 'social', 'guilds', 'integrations']) {
     const dir = `${root}services/${service}/src/http`;
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.routes.ts'))) {
       const source = readFileSync(`${dir}/${file}`, 'utf8');

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import pg from 'pg';
 import { testKeys, testSigner } from '@kith/platform/testing';
-import { call, closedPort, login, registerUser, startTestAuth, startTestGateway, stopAll, type AuthUnderTest } from './harness.js';
+import {
+  AUTH_DATABASE,
+  call,
+  closedPort,
+  login,
+  registerUser,
+  startTestAuth,
+  startTestGateway,
+  stopAll,
+  type AuthUnderTest,
+} from './harness.js';
 
 const UNAUTHORIZED = { code: 0, message: '401: Unauthorized' };
 const NOT_FOUND = { code: 0, message: '404: Not Found' };
@@ -26,6 +38,31 @@ afterAll(async () => {
   await stopAll(gateway?.closers, under?.auth.closers);
 });
 
+/** The status of a GET whose path goes on the wire exactly as written. */
+function rawStatus(path: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: gateway.port, path, headers: { authorization: token } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Makes the user a bot account, as an application's bot user is, in auth's own database. */
+async function markBot(userId: string): Promise<void> {
+  const url = new URL(under.stores.DATABASE_URL);
+  url.pathname = `/${AUTH_DATABASE}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query('UPDATE users SET bot = true WHERE id = $1', [userId]);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('gateway in front of the real auth service', () => {
   it('when a user registers and logs in, then /users/@me answers alike under /api/v9, /api/v10 and /api', async () => {
     const user = await registerUser(base);
@@ -39,14 +76,46 @@ describe('gateway in front of the real auth service', () => {
     }
   });
 
-  it('when the token comes as `Bot <token>` or `Bearer <token>`, then it is accepted like the raw token', async () => {
+  it('when a user token comes under `Bot ` or `Bearer `, then it is refused as the platform refuses it', async () => {
     const user = await registerUser(base);
 
     for (const authorization of [`Bot ${user.token}`, `Bearer ${user.token}`, `bearer  ${user.token}`]) {
-      const me = await call<Me>(base, '/api/v9/users/@me', { authorization });
-      expect(me.status, authorization.split(' ')[0]).toBe(200);
-      expect(me.body.username).toBe(user.username);
+      const me = await call(base, '/api/v9/users/@me', { authorization });
+      expect(me.status, authorization.split(' ')[0]).toBe(401);
+      expect(me.body).toEqual(UNAUTHORIZED);
     }
+    expect((await call(base, '/api/v9/users/@me', { authorization: user.token })).status).toBe(200);
+  });
+
+  it('when a bot’s token comes as `Bot <token>`, then it is accepted; raw or as `Bearer`, it is refused', async () => {
+    const user = await registerUser(base);
+    const { userId } = await login(base, user);
+    await markBot(userId);
+
+    const asBot = await call<Me>(base, '/api/v9/users/@me', { authorization: `Bot ${user.token}` });
+    expect(asBot.status).toBe(200);
+    expect(asBot.body.id).toBe(userId);
+    for (const authorization of [user.token, `Bearer ${user.token}`]) {
+      const refused = await call(base, '/api/v9/users/@me', { authorization });
+      expect(refused.status, authorization.slice(0, 6)).toBe(401);
+      expect(refused.body).toEqual(UNAUTHORIZED);
+    }
+  });
+
+  it('when a client percent-encodes @me, then the edge decodes the path once and the service answers as for @me', async () => {
+    const user = await registerUser(base);
+    const { userId } = await login(base, user);
+
+    for (const path of ['/api/v9/users/%40me', '/api/v10/users/%40me/', '/api/v9/%75sers/%40me']) {
+      const me = await call<Me>(base, path, { token: user.token });
+      expect(me.status, path).toBe(200);
+      expect(me.body.id).toBe(userId);
+    }
+    // Encoded twice is the text "%40me", not @me; a dot segment is no route at all.
+    expect((await call(base, '/api/v9/users/%2540me', { token: user.token })).status).toBe(404);
+    // Sent as is: a URL parser would resolve the dot segment before it left.
+    for (const path of ['/api/v9/users/@me/%2E%2E/%40me', '/api/v9/users/@me/relationships/../../@me'])
+      expect(await rawStatus(path, user.token), path).toBe(404);
   });
 
   it('when /users/@me is asked without a token, then it is 401 with the platform body', async () => {
@@ -96,6 +165,7 @@ describe('gateway in front of the real auth service', () => {
 
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ code: 0, message: '503: Service Unavailable' });
+    expect(res.headers['retry-after']).toBe('1');
     expect(ms).toBeLessThan(2000);
   });
 
@@ -181,6 +251,7 @@ describe('gateway whose auth service does not answer', () => {
       expect(ms).toBeLessThan(2000);
       expect(anonymous.status).toBe(503);
       expect(anonymous.body).toEqual({ code: 0, message: '503: Service Unavailable' });
+      expect([res.headers['retry-after'], anonymous.headers['retry-after'], ready.headers['retry-after']]).toEqual(['1', '1', '1']);
       expect(ready.status).toBe(503);
       expect(ready.body.status).toBe('unavailable');
       expect(ready.body.checks.nats).toBe('ok');

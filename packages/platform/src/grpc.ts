@@ -16,6 +16,7 @@ import {
   fromBinary,
   toBinary,
   type DescMessage,
+  type DescMethod,
   type DescService,
   type MessageInitShape,
   type MessageShape,
@@ -48,19 +49,27 @@ export type ServiceClient<S> = {
 /** Errors travel as gRPC statuses; a platform error body rides along in this trailer. */
 const ERROR_BODY_KEY = 'kith-error-body';
 
-function definitionOf(service: DescService): ServiceDefinition {
+/** The path of a method on the wire: `/pkg.Service/Method`. */
+const pathOf = (method: DescMethod): string => `/${method.parent.typeName}/${method.name}`;
+
+/**
+ * The grpc-js definition of a service. A server's is keyed by each method's local name (its
+ * handler's name); a client's by its path, see `createClient`.
+ */
+function definitionOf(service: DescService, side: 'server' | 'client'): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {};
   for (const method of service.methods) {
     if (method.methodKind !== 'unary') throw new Error(`${service.typeName}.${method.name}: only unary methods are supported`);
-    definition[method.localName] = {
-      path: `/${service.typeName}/${method.name}`,
+    definition[side === 'server' ? method.localName : pathOf(method)] = {
+      path: pathOf(method),
       requestStream: false,
       responseStream: false,
       requestSerialize: (msg: MessageShape<DescMessage>) => Buffer.from(toBinary(method.input, msg)),
       requestDeserialize: (buf: Buffer) => fromBinary(method.input, buf),
       responseSerialize: (msg: MessageShape<DescMessage>) => Buffer.from(toBinary(method.output, msg)),
       responseDeserialize: (buf: Buffer) => fromBinary(method.output, buf),
-      originalName: method.name,
+      // grpc-js adds a client method under this name too: a client gets none.
+      ...(side === 'server' ? { originalName: method.name } : {}),
     };
   }
   return definition;
@@ -142,7 +151,7 @@ export function addService<S extends DescService>(server: Server, service: S, im
       );
     };
   }
-  server.addService(definitionOf(service), handlers);
+  server.addService(definitionOf(service, 'server'), handlers);
 }
 
 /** Starts a gRPC server with the standard health service; every added service reports SERVING. */
@@ -177,15 +186,40 @@ export async function startGrpcServer(opts: {
   };
 }
 
-/** A typed client; every call carries a deadline (default 2 s) so nothing waits forever. */
+/**
+ * Names a typed client keeps for itself: `close`, and `then`, which would make the client a
+ * thenable that `await` or an async function's return calls as an RPC.
+ */
+export const RESERVED_CLIENT_NAMES: ReadonlySet<string> = new Set(['close', 'then']);
+
+const GRPC_CLIENT = Symbol('grpc-js client');
+
+/** The grpc-js client under a typed client (for checks of the channel and of the adapter itself). */
+export function grpcClientOf(typed: ServiceClient<DescService>): Client {
+  return (typed as unknown as Record<symbol, Client>)[GRPC_CLIENT]!;
+}
+
+/**
+ * A typed client; every call carries a deadline (default 2 s) so nothing waits forever.
+ *
+ * The grpc-js client underneath has each method under its path (`/pkg.Service/Method`), which no
+ * JavaScript identifier can equal, so no RPC can shadow a `Client` method such as `getChannel()`,
+ * which OpenTelemetry's gRPC instrumentation calls on every request. The typed object returned
+ * carries the RPCs under their local names (`getChannel`), beside only `close`.
+ */
 export function createClient<S extends DescService>(service: S, address: string, defaultDeadlineMs = 2000): ServiceClient<S> {
-  const Ctor = makeGenericClientConstructor(definitionOf(service), service.typeName);
+  for (const method of service.methods)
+    if (RESERVED_CLIENT_NAMES.has(method.localName) || method.localName in Object.prototype)
+      throw new Error(`${service.typeName}.${method.name}: a client keeps '${method.localName}' for itself; rename the RPC`);
+  const Ctor = makeGenericClientConstructor(definitionOf(service, 'client'), service.typeName);
   const client: Client = new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
   });
-  const typed: Record<string, unknown> = { close: () => client.close() };
+  const generic = client as unknown as Record<string, Function>;
+  const typed: Record<string | symbol, unknown> = { close: () => client.close() };
+  Object.defineProperty(typed, GRPC_CLIENT, { value: client });
   for (const method of service.methods) {
-    const raw = (client as unknown as Record<string, Function>)[method.localName]!.bind(client);
+    const raw = generic[pathOf(method)]!.bind(client);
     typed[method.localName] = (request: MessageInitShape<DescMessage>, options?: { deadlineMs?: number }) =>
       new Promise((resolve, reject) => {
         const deadline = new Date(Date.now() + (options?.deadlineMs ?? defaultDeadlineMs));

@@ -26,3 +26,4 @@ export async function testSigner(privateKey: string) {
 export const unique = (prefix = 't'): string => `${prefix}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 export { readStoredEvents, type StoredEvent } from './events.js';
 export { TestNatsServer } from './nats-server.js';
+export { OTLP_SPAN_KIND, startOtlpCollector, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -77,6 +78,9 @@ let auth: AuthHarness;
 let browser: Browser;
 
 beforeAll(async () => {
+  // `npm test` installs it first (scripts/test-prerequisites.mjs); a run started another way says what is missing.
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run this test`);
   site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   // http://localhost is a secure context, and `localhost` is the service's RP ID.

@@ -1,0 +1,31 @@
+import { fileURLToPath } from 'node:url';
+import { startService, type Logger, type RunningService } from '@kith/platform';
+import type { IntegrationsConfig } from './config.js';
+import { gifsModule } from './gifs.module.js';
+import { gifRoutes } from './http/gifs.routes.js';
+import { providerErrors } from './http/provider-errors.js';
+import type { IntegrationsDatabase } from './store/schema.js';
+
+export const SERVICE_NAME = 'integrations';
+const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
+
+export type RunningIntegrations = RunningService;
+
+/** Builds the integrations service (applications, integrations, connections, GIFs) and starts its servers. */
+export function startIntegrations(config: IntegrationsConfig, logger?: Logger): Promise<RunningIntegrations> {
+  return startService<IntegrationsDatabase>({
+    name: SERVICE_NAME,
+    config,
+    migrationsFolder: MIGRATIONS,
+    ...(logger ? { logger } : {}),
+    wire: ({ redis, logger: log }) => {
+      const gifs = gifsModule(config, redis, log);
+      return {
+        routes: (app) => {
+          gifRoutes(app, gifs);
+          providerErrors(app);
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,129 @@
+import { createDatabase, databaseUrl, type Kysely } from '@kith/platform';
+import { testSigner, unique } from '@kith/platform/testing';
+import {
+  call,
+  login,
+  registerUser,
+  startTestAuth,
+  startTestGateway,
+  stopAll,
+  type Answer,
+  type AuthUnderTest,
+  type CallOptions,
+  type TestUser,
+} from '../../../../gateway/test/integration/harness.js';
+import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
+import { guildsConfigSchema } from '../../../guilds/src/config.js';
+import { startSocial, type RunningSocial } from '../../../social/src/app.js';
+import { socialConfigSchema } from '../../../social/src/config.js';
+import { startIntegrations, type RunningIntegrations } from '../../src/app.js';
+import { integrationsConfigSchema } from '../../src/config.js';
+import { GifProvidersServer } from '../../src/dev/gif-providers.server.js';
+import type { IntegrationsDatabase } from '../../src/store/schema.js';
+
+export { stopAll, type Answer };
+
+/** Tests read response bodies and event payloads freely. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Body = any;
+
+const DB_PREFIX = 'kith_test';
+export const INTEGRATIONS_DATABASE = `${DB_PREFIX}_integrations`;
+
+/**
+ * Real auth, guilds and social, the integrations service in this process (its own database, HTTP
+ * and gRPC on free ports), the loopback GIF providers, and an edge in front of them all.
+ */
+export interface IntegrationsStack {
+  under: AuthUnderTest;
+  guilds: RunningGuilds;
+  social: RunningSocial;
+  integrations: RunningIntegrations;
+  gifs: GifProvidersServer;
+  gateway: Awaited<ReturnType<typeof startTestGateway>>;
+  base: string;
+  db: Kysely<IntegrationsDatabase>;
+}
+
+export async function startIntegrationsStack(env: Record<string, string> = {}): Promise<IntegrationsStack> {
+  const under = await startTestAuth();
+  const common = {
+    ...under.stores,
+    HTTP_PORT: '0',
+    GRPC_PORT: '0',
+    DB_PREFIX,
+    LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
+    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
+  };
+  const guilds = await startGuilds(guildsConfigSchema.parse(common));
+  const social = await startSocial(socialConfigSchema.parse({ ...common, GUILDS_GRPC_ADDR: `127.0.0.1:${guilds.grpcPort}` }));
+  const gifs = new GifProvidersServer({ keys: { tenor: 'tenor-key', giphy: 'giphy-key', klipy: 'klipy-key' } });
+  const gifUrl = await gifs.listen();
+  const integrations = await startIntegrations(
+    integrationsConfigSchema.parse({
+      ...common,
+      GUILDS_GRPC_ADDR: `127.0.0.1:${guilds.grpcPort}`,
+      SOCIAL_GRPC_ADDR: `127.0.0.1:${social.grpcPort}`,
+      TENOR_API_URL: gifUrl,
+      TENOR_API_KEY: 'tenor-key',
+      GIPHY_API_URL: gifUrl,
+      GIPHY_API_KEY: 'giphy-key',
+      KLIPY_API_URL: gifUrl,
+      KLIPY_API_KEY: 'klipy-key',
+      // Every test run starts with a cold cache: the keys of one run are not another's.
+      REDIS_PREFIX: `${unique('kith_test')}:integrations:`,
+      ...env,
+    }),
+  );
+  const gateway = await startTestGateway(under, {
+    GUILDS_HTTP_URL: `http://127.0.0.1:${guilds.httpPort}`,
+    SOCIAL_HTTP_URL: `http://127.0.0.1:${social.httpPort}`,
+    INTEGRATIONS_HTTP_URL: `http://127.0.0.1:${integrations.httpPort}`,
+  });
+  const db = createDatabase<IntegrationsDatabase>({
+    url: databaseUrl(under.stores.DATABASE_URL, INTEGRATIONS_DATABASE),
+    maxConnections: 2,
+  });
+  return { under, guilds, social, integrations, gifs, gateway, base: gateway.base, db };
+}
+
+export async function stopIntegrationsStack(stack: IntegrationsStack | undefined): Promise<void> {
+  if (!stack) return;
+  await stack.db.destroy();
+  await stopAll(stack.gateway.closers, stack.integrations.closers, stack.social.closers, stack.guilds.closers, stack.under.auth.closers);
+  await stack.gifs.close();
+}
+
+export type StackUser = TestUser & { userId: string };
+
+export async function newUser(stack: IntegrationsStack): Promise<StackUser> {
+  const user = await registerUser(stack.base);
+  const { userId } = await login(stack.base, user);
+  return { ...user, userId };
+}
+
+/** One request through the edge as `user` (or anonymous). */
+export function api<T = Body>(
+  stack: IntegrationsStack,
+  user: { token: string } | null,
+  method: NonNullable<CallOptions['method']>,
+  path: string,
+  json?: unknown,
+): Promise<Answer<T>> {
+  return call<T>(stack.base, `/api/v9${path}`, {
+    method,
+    ...(user ? { token: user.token } : {}),
+    ...(json !== undefined ? { json } : {}),
+  });
+}
+
+/**
+ * A request straight to the integrations service with an identity signed as the edge signs it
+ * (anonymous unless `userId`): for load the edge's own limits must not shape.
+ */
+export async function direct(stack: IntegrationsStack, path: string, userId: string | null = null): Promise<Answer> {
+  const sign = await testSigner(stack.under.keys.privateKey);
+  const identity = await sign('integrations', { userId });
+  return call(`http://127.0.0.1:${stack.integrations.httpPort}`, path, { headers: { 'x-internal-identity': identity } });
+}
