@@ -7,6 +7,8 @@ import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService } from './domain/accounts.service.js';
 import { createSms } from './delivery/sms.js';
 import { HandoffService } from './domain/handoff.service.js';
+import { SecurityAlerts } from './domain/guards/alerts.js';
+import { GuessLimits } from './domain/guards/guesses.js';
 import { LoginLimits } from './domain/login-limits.js';
 import { FingerprintsService } from './domain/registration/fingerprints.service.js';
 import { PhoneVerificationService } from './domain/registration/phone-verification.service.js';
@@ -47,9 +49,9 @@ import { settingsRoutes } from './http/settings.routes.js';
 import { AccountStore } from './store/account.store.js';
 import { MfaStore } from './store/mfa.store.js';
 import { RecoveryStore } from './store/recovery.store.js';
-import { RedisTicketStore, RedisTotpSteps, RedisValues, RedisWindows } from './store/redis.store.js';
+import { RedisBackoffs, RedisTicketStore, RedisTotpSteps, RedisValues, RedisWindows } from './store/redis.store.js';
 import type { AuthDatabase } from './store/schema.js';
-import { SessionsStore } from './store/sessions.store.js';
+import { PgKnownSources, SessionsStore } from './store/sessions.store.js';
 import { SettingsStore } from './store/settings.store.js';
 import { SqlSmsAccountStore } from './store/sms.store.js';
 import { UsersStore } from './store/users.store.js';
@@ -76,14 +78,33 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       });
       const passwords = new PasswordHasher({ memoryKiB: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS });
       const accountStore = new AccountStore(db, userUpdates);
-      const mfa = new MfaService({ store: new MfaStore(db, userUpdates), steps: new RedisTotpSteps(redis), passwords, users });
+      const windows = new RedisWindows(redis);
+      const mailer = createMailer(config, log);
+      const links = new RecoveryLinks(config.PUBLIC_WEB_URL);
+      const alerts = new SecurityAlerts(mailer, links, log);
+      const guesses = new GuessLimits(
+        windows,
+        {
+          'second-factor': {
+            name: 'mfa-failures:account',
+            limit: config.MFA_FAILURES_PER_ACCOUNT,
+            windowMs: config.MFA_FAILURE_WINDOW_SECONDS * 1000,
+          },
+          password: {
+            name: 'password-failures:account',
+            limit: config.PASSWORD_FAILURES_PER_ACCOUNT,
+            windowMs: config.PASSWORD_FAILURE_WINDOW_SECONDS * 1000,
+          },
+        },
+        alerts,
+      );
+      const mfa = new MfaService({ store: new MfaStore(db, userUpdates), steps: new RedisTotpSteps(redis), passwords, users, guesses });
       const tickets = new Tickets(new RedisTicketStore(redis), {
         ttlSeconds: config.MFA_TICKET_TTL_SECONDS,
         maxAttempts: config.MFA_TICKET_MAX_ATTEMPTS,
       });
       const elevationKey = config.MFA_ELEVATION_KEY ? Buffer.from(config.MFA_ELEVATION_KEY) : randomBytes(32);
       const oneTime = new RedisValues(redis);
-      const windows = new RedisWindows(redis);
       const limiter = new RateLimiter(windows);
       const sms = createSms(config, log);
       const smsCodes = new SmsCodes({ tickets, users: mfa, codes: oneTime, limiter, sms, logger: log });
@@ -103,15 +124,22 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
       const loginMfa = new LoginMfa({ mfa, tickets, sessions, restore, sms: smsCodes, webauthn });
       const recoveryStore = new RecoveryStore(db, userUpdates);
       const phones = new PhoneVerificationService(oneTime, limiter, sms, log, (phone) => recoveryStore.isBlacklisted(phone));
-      const limits = new LoginLimits(windows, {
-        perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
-        perIp: config.LOGIN_FAILURES_PER_IP,
-        windowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
-      });
+      const limits = new LoginLimits(
+        windows,
+        new RedisBackoffs(redis),
+        new PgKnownSources(db),
+        {
+          perIp: config.LOGIN_FAILURES_PER_IP,
+          ipWindowMs: config.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+          perSource: config.LOGIN_FAILURES_PER_SOURCE,
+          perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
+          baseDelayMs: config.LOGIN_LOCKOUT_BASE_SECONDS * 1000,
+          maxDelayMs: config.LOGIN_LOCKOUT_MAX_SECONDS * 1000,
+        },
+        alerts,
+      );
       const fingerprints = new FingerprintsService(oneTime, ids, limiter);
-      const mailer = createMailer(config, log);
       const grants = new Grants(oneTime);
-      const links = new RecoveryLinks(config.PUBLIC_WEB_URL);
       const locations = new LoginLocations(recoveryStore, grants, mailer, links, log);
       const accounts = new AccountsService(
         users,
@@ -134,6 +162,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
         mailer,
         links,
         locations,
+        lockouts: limits,
         log,
         phones,
         limiter,
@@ -142,7 +171,7 @@ export function startAuth(config: AuthConfig, logger?: Logger): Promise<RunningA
           perIp: { name: 'forgot:ip', limit: config.FORGOT_PER_IP, windowMs: config.FORGOT_WINDOW_SECONDS * 1000 },
         },
       });
-      const accountChanges = new AccountChangesService(users, accountStore, passwords, elevation, sessions, (before) =>
+      const accountChanges = new AccountChangesService(users, accountStore, passwords, mfa, elevation, sessions, (before) =>
         recovery.emailChanged(before),
       );
       const settings = new SettingsService(new SettingsStore(db, userUpdates));

@@ -6,10 +6,12 @@ import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
 import type { UserRow } from '../ports.js';
 
-/** What a request may carry as proof of a recent verification: the JWT in a header or the cookie. */
+/** What a request may carry as proof of a recent verification: the JWT in a header or the cookie, and whose session it is. */
 export interface ElevationProof {
   headers: (string | undefined)[];
   cookie?: string | undefined;
+  /** The session the request comes from: a JWT proves only the session that earned it. */
+  sessionId: string | undefined;
 }
 
 export type MfaMethod =
@@ -40,35 +42,45 @@ export class ElevationGuard {
 
   /** Costs one HMAC when a valid token is present; only the refusal touches the stores. */
   async require(userId: string, proof: ElevationProof): Promise<void> {
-    for (const token of [...proof.headers, proof.cookie]) if (this.tokens.verify(token, userId)) return;
-    throw await this.required(userId);
+    const { sessionId } = proof;
+    if (sessionId) for (const token of [...proof.headers, proof.cookie]) if (this.tokens.verify(token, userId, sessionId)) return;
+    throw await this.required(userId, sessionId);
   }
 
-  /** The 60003 error for this user, with its ticket. */
-  async required(userId: string): Promise<ApiError> {
+  /** The 60003 error for this user, with a ticket only the asking session may use. */
+  async required(userId: string, sessionId: string | undefined): Promise<ApiError> {
     const user = await this.mfa.user(userId);
-    const ticket = await this.tickets.issue({ userId, purpose: 'elevation' });
+    const ticket = await this.tickets.issue({ userId, purpose: 'elevation', ...(sessionId ? { sessionId } : {}) });
     const challenge = await this.webauthn?.requestOptions(user, ticket);
     const methods: MfaMethod[] = challenge ? [{ type: 'webauthn', challenge }, ...methodsOf(user)] : methodsOf(user);
     return ApiError.of('MFA_REQUIRED', { mfa: { ticket, methods } });
   }
 
-  /** `POST /mfa/finish`: checks the factor against the caller's elevation ticket and answers the JWT. */
-  async finish(userId: string, input: { ticket: string; mfa_type: string; data: string }): Promise<string> {
-    const record = await this.tickets.open(input.ticket, 'elevation');
-    if (record.userId !== userId) throw ApiError.of('MFA_INVALID_TICKET');
+  /**
+   * `POST /mfa/finish`: checks the factor against the caller's elevation ticket (one counted attempt)
+   * and answers a JWT for the caller's session alone.
+   */
+  async finish(userId: string, sessionId: string, input: { ticket: string; mfa_type: string; data: string }): Promise<string> {
+    const record = await this.tickets.attempt(input.ticket, 'elevation');
+    if (record.userId !== userId || record.sessionId !== sessionId) throw ApiError.of('MFA_INVALID_TICKET');
     const user = await this.mfa.user(userId);
-    const ok =
-      input.mfa_type === 'sms'
-        ? smsEnabled(user) && this.sms !== undefined && (await this.sms.verify(input.ticket, user, input.data))
-        : input.mfa_type === 'webauthn'
-          ? this.webauthn !== undefined && (await this.webauthn.verify(input.ticket, user, input.data))
-          : FINISH_FACTORS.includes(input.mfa_type) &&
-            methodsAllow(user, input.mfa_type as CodeFactor) &&
-            (await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data));
-    if (!ok) await this.tickets.reject(input.ticket);
+    if (!(await this.proves(user, input))) this.tickets.reject();
     await this.tickets.consume(input.ticket);
-    return this.tokens.sign(userId);
+    return this.tokens.sign(userId, sessionId);
+  }
+
+  private proves(user: UserRow, input: { ticket: string; mfa_type: string; data: string }): Promise<boolean> {
+    const { sms, webauthn, mfa } = this;
+    switch (input.mfa_type) {
+      case 'sms':
+        return mfa.guessSecondFactor(user, async () => smsEnabled(user) && sms !== undefined && sms.verify(input.ticket, user, input.data));
+      case 'webauthn':
+        return mfa.guessSecondFactor(user, async () => webauthn !== undefined && webauthn.verify(input.ticket, user, input.data));
+      default:
+        return FINISH_FACTORS.includes(input.mfa_type) && methodsAllow(user, input.mfa_type as CodeFactor)
+          ? mfa.verify(user, input.mfa_type as CodeFactor, input.data)
+          : Promise.resolve(false);
+    }
   }
 }
 

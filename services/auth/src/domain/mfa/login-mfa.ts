@@ -66,10 +66,12 @@ export class LoginMfa {
     const { tickets, mfa, sms, webauthn } = this.ports;
     const port = type === 'sms' ? sms : type === 'webauthn' ? webauthn : undefined;
     if (!factor && !port) throw ApiError.of('MFA_INVALID_CODE');
-    const record = await tickets.open(input.ticket, 'login', input.login_instance_id);
+    const record = await tickets.attempt(input.ticket, 'login', input.login_instance_id);
     const user = await mfa.user(record.userId);
-    const ok = factor ? await mfa.verify(user, factor, input.code) : Boolean(await port?.verify(input.ticket, user, input.code));
-    if (!ok) await tickets.reject(input.ticket);
+    const ok = factor
+      ? await mfa.verify(user, factor, input.code)
+      : await mfa.guessSecondFactor(user, async () => Boolean(await port?.verify(input.ticket, user, input.code)));
+    if (!ok) tickets.reject();
     await tickets.consume(input.ticket);
     if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);
     const { token } = await this.ports.sessions.create(user.id, request);

@@ -12,6 +12,7 @@ import type { SessionRequest, SessionsService } from '../sessions.service.js';
 import { invalidToken, type Grants } from './grants.js';
 import type { RecoveryLinks } from './links.js';
 import type { LoginLocations } from './locations.js';
+import type { LoginLimits } from '../login-limits.js';
 import { type MailSender, DuplicateUserError, type UserRow, type UsersPort } from '../ports.js';
 import type { RecoveryStorePort } from './ports.js';
 
@@ -57,6 +58,8 @@ export interface RecoveryPorts {
   mailer: MailSender;
   links: RecoveryLinks;
   locations: Pick<LoginLocations, 'record'>;
+  /** Lifts strangers' login lockouts once the owner reset the password. */
+  lockouts?: Pick<LoginLimits, 'forgive'>;
   log: Logger;
   /** Reset by phone: the code Forgot Password texts, and the phone token verifying it earns. */
   phones: Pick<PhoneVerificationService, 'sendCode' | 'phoneOf' | 'take'>;
@@ -122,10 +125,10 @@ export class RecoveryService {
         const ticket = await tickets.issue({ userId: user.id, purpose: 'reset', loginInstanceId: bound });
         return { user_id: user.id, ticket, mfa: true, totp: true, sms: false, backup: true, webauthn: null };
       }
-      const record = await tickets.open(input.ticket, 'reset', bound);
+      const record = await tickets.attempt(input.ticket, 'reset', bound);
       if (record.userId !== user.id) throw ApiError.of('MFA_INVALID_TICKET');
       const factor = RESET_FACTORS[input.method ?? 'totp'];
-      if (!factor || !(await mfa.verify(user, factor, input.code))) await tickets.reject(input.ticket);
+      if (!factor || !(await mfa.verify(user, factor, input.code))) tickets.reject();
       await tickets.consume(input.ticket);
     }
     const passwordHash = await passwords.hash(input.password);
@@ -133,6 +136,7 @@ export class RecoveryService {
     await store.setPassword(user.id, passwordHash);
     const rotated = await rotateSessions(sessions, user.id, request);
     await this.ports.locations.record(user.id, request.clientIp);
+    await this.ports.lockouts?.forgive(user, request.clientIp);
     return rotated;
   }
 
