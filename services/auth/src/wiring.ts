@@ -172,6 +172,8 @@ function recovery(config: AuthConfig, { logger }: Parts, s: Stores, b: Basics, g
     store: s.recovery,
     mfa: f.mfa,
     tickets: f.tickets,
+    smsCodes: f.smsCodes,
+    webauthn: f.webauthn,
     locations: e.locations,
     lockouts: g.logins,
     log: logger,

@@ -168,6 +168,11 @@ export interface OneTimeValues {
   get(key: string): Promise<string | null>;
   /** Reads and deletes at once: of two concurrent takers only one gets the value. */
   take(key: string): Promise<string | null>;
+  /**
+   * Takes the value and deletes `groupKey` with it, at once: null when either is gone, so of the
+   * values sharing a group only the first taken is ever taken.
+   */
+  takeFromGroup(key: string, groupKey: string): Promise<string | null>;
   delete(key: string): Promise<void>;
 }
 

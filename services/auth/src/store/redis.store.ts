@@ -3,6 +3,13 @@ import type { TicketRecord, TicketStore } from '../domain/mfa/tickets.js';
 import type { TotpSteps } from '../domain/mfa/ports.js';
 import type { BackoffAttempt, BackoffPolicy, Backoffs, OneTimeValues, WindowCount, Windows } from '../domain/ports.js';
 
+const TAKE_FROM_GROUP_SCRIPT = `
+local value = redis.call('get', KEYS[1])
+if not value then return false end
+redis.call('del', KEYS[1])
+if redis.call('del', KEYS[2]) == 0 then return false end
+return value`;
+
 /** Single-use values under the service's Redis prefix. */
 export class RedisValues implements OneTimeValues {
   constructor(private readonly redis: Redis) {}
@@ -17,6 +24,10 @@ export class RedisValues implements OneTimeValues {
 
   take(key: string): Promise<string | null> {
     return this.redis.getdel(key);
+  }
+
+  async takeFromGroup(key: string, groupKey: string): Promise<string | null> {
+    return (await this.redis.eval(TAKE_FROM_GROUP_SCRIPT, 2, key, groupKey)) as string | null;
   }
 
   async delete(key: string): Promise<void> {

@@ -20,6 +20,12 @@ export class MemoryTickets implements OneTimeValues {
     return Promise.resolve(value);
   }
 
+  takeFromGroup(key: string, groupKey: string): Promise<string | null> {
+    const value = this.values.get(key) ?? null;
+    this.values.delete(key);
+    return Promise.resolve(value !== null && this.values.delete(groupKey) ? value : null);
+  }
+
   delete(key: string): Promise<void> {
     this.values.delete(key);
     return Promise.resolve();

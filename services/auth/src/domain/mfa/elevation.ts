@@ -1,6 +1,7 @@
 import { ApiError } from '@kith/platform';
 import type { ElevationTokens } from './elevation-token.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
+import { SecondFactors } from './factors.js';
 import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
@@ -24,21 +25,22 @@ export interface SmsCodeCheck {
 
 export const ELEVATION_COOKIE = '__Secure-recent_mfa';
 
-/** The code MFA types `/mfa/finish` accepts besides SMS and WebAuthn, which their own ports check. */
-const FINISH_FACTORS: readonly string[] = ['totp', 'backup', 'password'] satisfies CodeFactor[];
-
 /**
  * Sensitive actions need a recent verification: a valid elevation JWT for the user, else the
  * platform's 60003 body with a fresh elevation ticket and the methods the user can verify with.
  */
 export class ElevationGuard {
+  private readonly factors: SecondFactors;
+
   constructor(
     private readonly tokens: ElevationTokens,
     private readonly tickets: Tickets,
     private readonly mfa: MfaService,
-    private readonly sms?: SmsCodeCheck,
+    sms?: SmsCodeCheck,
     private readonly webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>,
-  ) {}
+  ) {
+    this.factors = new SecondFactors({ mfa, sms, webauthn });
+  }
 
   /** Costs one HMAC when a valid token is present; only the refusal touches the stores. */
   async require(userId: string, proof: ElevationProof): Promise<void> {
@@ -70,17 +72,9 @@ export class ElevationGuard {
   }
 
   private proves(user: UserRow, input: { ticket: string; mfa_type: string; data: string }): Promise<boolean> {
-    const { sms, webauthn, mfa } = this;
-    switch (input.mfa_type) {
-      case 'sms':
-        return mfa.guessSecondFactor(user, async () => smsEnabled(user) && sms !== undefined && sms.verify(input.ticket, user, input.data));
-      case 'webauthn':
-        return mfa.guessSecondFactor(user, async () => webauthn !== undefined && webauthn.verify(input.ticket, user, input.data));
-      default:
-        return FINISH_FACTORS.includes(input.mfa_type) && methodsAllow(user, input.mfa_type as CodeFactor)
-          ? mfa.verify(user, input.mfa_type as CodeFactor, input.data)
-          : Promise.resolve(false);
-    }
+    if (input.mfa_type !== 'password' && input.mfa_type !== 'totp' && input.mfa_type !== 'backup')
+      return this.factors.proves(user, input.mfa_type, input.ticket, input.data);
+    return methodsAllow(user, input.mfa_type) ? this.mfa.verify(user, input.mfa_type, input.data) : Promise.resolve(false);
   }
 }
 
