@@ -1,49 +1,11 @@
-import { createRedis, type Redis } from '@kith/platform';
-import type { TestStores } from '@kith/platform/testing';
-import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Grants } from '../../services/auth/src/domain/recovery/grants.js';
-import { RedisValues } from '../../services/auth/src/store/redis.store.js';
+import { describe, expect, it } from 'vitest';
 import { api, newUser } from './client.js';
+import { linkMailedTo } from './inbox.js';
+import { freshCode, totpUser } from './mfa.fixtures.js';
 import { GatewayClient } from './ws-client.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    stores: TestStores;
-  }
-}
-
-/** A fresh authenticator-app secret (160 bits, base32). */
-const newSecret = (): string => new Secret({ size: 20 }).base32;
-const STEP_MS = 30_000;
-const codeOfStep = (secret: string, step: number): string =>
-  new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: step * STEP_MS });
-
-/**
- * A code auth will take: auth accepts the steps either side of now, each once per user, so this
- * picks one of them the user has not spent yet (whatever step boundaries passed meanwhile).
- */
-function freshCode(user: { secret: string; usedSteps: Set<number> }): string {
-  const now = Math.floor(Date.now() / STEP_MS);
-  const step = [now + 1, now, now - 1].find((s) => !user.usedSteps.has(s))!;
-  user.usedSteps.add(step);
-  return codeOfStep(user.secret, step);
-}
-
-/** A registered user with TOTP on, enrolled through the gateway with the current step's code. */
-async function totpUser() {
-  const user = await newUser();
-  const secret = newSecret();
-  const usedSteps = new Set<number>();
-  const enabled = await api('POST', '/users/@me/mfa/totp/enable', {
-    token: user.token,
-    body: { password: user.password, secret, code: freshCode({ secret, usedSteps }) },
-  });
-  expect(enabled.status, JSON.stringify(enabled.json)).toBe(200);
-  expect(enabled.json.backup_codes).toHaveLength(10);
-  // Enabling MFA ends the other sessions and answers a new token for this one.
-  return { ...user, secret, usedSteps, token: enabled.json.token as string };
-}
+/** The token of the reset link a mail carries (PUBLIC_WEB_URL's default host). */
+const RESET_LINK = /\/reset#token=([A-Za-z0-9_-]+)/;
 
 describe('MFA through the gateway', () => {
   it('when a TOTP user logs in, then a ticket first, the code then a token; a wrong code is 60008 and the ticket survives it', async () => {
@@ -124,28 +86,14 @@ describe('USER_UPDATE through the gateway', () => {
 });
 
 describe('password reset through the gateway', () => {
-  let redis: Redis;
-
-  beforeAll(() => {
-    // The e2e system mails into its log (no SMTP server), so the mailed reset link is not reachable
-    // from here: the test issues the grant the forgot request mailed with auth's own code, into
-    // auth's Redis under the prefix the system gave it (scripts/processes.mjs), exactly as that request stores it.
-    redis = createRedis(inject('stores').REDIS_URL, `${inject('dbPrefix')}:auth:`);
-  });
-
-  afterAll(async () => {
-    await redis?.quit();
-  });
-
   it('when the password is reset, then the live socket of the old session closes with 4004 and only the new token works', async () => {
     const user = await newUser();
-    const me = await api('GET', '/users/@me', { token: user.token });
     const socket = await GatewayClient.connect(user.token);
 
     const forgot = await api('POST', '/auth/forgot', { body: { login: user.email } });
     expect(forgot.status).toBe(200);
     expect(forgot.json).toEqual({ method: 'one_time_login' });
-    const resetToken = await new Grants(new RedisValues(redis)).issue('reset', { userId: me.json.id as string });
+    const resetToken = await linkMailedTo(user.email, RESET_LINK);
 
     const reset = await api('POST', '/auth/reset', { body: { token: resetToken, password: 'a brand new password' } });
     expect(reset.status, JSON.stringify(reset.json)).toBe(200);

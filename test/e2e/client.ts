@@ -1,20 +1,45 @@
 import { randomBytes } from 'node:crypto';
 import { REST, type RESTOptions } from '@discordjs/rest';
+import { Agent } from 'undici';
 import { inject } from 'vitest';
+import { TRUSTED_PROXY } from './addresses.js';
+
+const agents = new Map<string, Agent>();
+/** Connections from one loopback address (127.0.0.0/8 is all ours): the edge sees it as the client's. */
+const agentFrom = (localAddress: string): Agent => {
+  let agent = agents.get(localAddress);
+  if (!agent) agents.set(localAddress, (agent = new Agent({ localAddress })));
+  return agent;
+};
+
+export interface ApiOptions {
+  token?: string;
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+  base?: string;
+  /** Connect from this loopback address (e.g. `127.0.1.7`): another source to the edge. */
+  from?: string;
+  /** Come through the system's trusted proxy on behalf of this (public) client address. */
+  forwardedFor?: string;
+}
 
 /** A tiny HTTP client for the gateway, as a browser or curl would use it. */
-export async function api(
-  method: string,
-  path: string,
-  opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; base?: string } = {},
-) {
+export async function api(method: string, path: string, opts: ApiOptions = {}) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = opts.token;
+  if (opts.forwardedFor) headers['x-forwarded-for'] = opts.forwardedFor;
+  const from = opts.forwardedFor ? TRUSTED_PROXY : opts.from;
   let body: string | undefined;
   if (opts.raw !== undefined) body = opts.raw;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(`${opts.base ?? inject('baseUrl')}${path}`, { method, headers, body });
+  const res = await fetch(`${opts.base ?? inject('baseUrl')}${path}`, {
+    method,
+    headers,
+    body,
+    ...(from ? { dispatcher: agentFrom(from) } : {}),
+  } as RequestInit);
   const text = await res.text();
   let json: unknown = undefined;
   if (text) json = JSON.parse(text);

@@ -1,5 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { resolveTestStores, testDbPrefix } from '@kith/platform/testing';
+import { TRUSTED_PROXY } from './addresses.js';
+import { startInbox } from './inbox.server.js';
 import { startSystem } from './system.js';
 
 declare module 'vitest' {
@@ -10,6 +12,8 @@ declare module 'vitest' {
     dbPrefix: string;
     /** KITH_PORT_OFFSET the system was started with (scripts/processes.mjs adds it to every port). */
     portOffset: number;
+    /** Where tests read the mails and texts the system sent (test/e2e/inbox.ts). */
+    inboxUrl: string;
   }
 }
 
@@ -33,6 +37,9 @@ export const SYSTEM_ENV = {
   // with one token: the edge's limits are raised a thousandfold for this stack (the production
   // table is tested by the gateway's integration tests, with @discordjs/rest among them).
   RATE_LIMITS_SCALE: '1000',
+  // A request from this loopback address is a proxy's: its X-Forwarded-For names the client,
+  // so tests can come from public addresses (new login locations, per-source limits).
+  TRUSTED_PROXIES: TRUSTED_PROXY,
 };
 
 /** The whole system as `npm start` starts it, on its own ports and databases (see system.ts). */
@@ -41,11 +48,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // prefix is asked for; read here, after that setup has claimed the run's prefix.
   const DB_PREFIX = process.env.E2E_DB_PREFIX ?? testDbPrefix('e2e');
   const { stores, stop: stopStores } = await resolveTestStores();
+  // Mail and texts go to real protocol peers on loopback (SMTP, Twilio's API), which tests read.
+  const inbox = await startInbox();
   const system = await startSystem({
     portOffset: PORT_OFFSET,
     dbPrefix: DB_PREFIX,
-    env: { ...stores, ...SYSTEM_ENV },
+    env: { ...stores, ...SYSTEM_ENV, ...inbox.env },
   }).catch(async (err: unknown) => {
+    await inbox.close();
     await stopStores();
     throw err;
   });
@@ -53,8 +63,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('gatewayOrigin', new URL(system.baseUrl).origin);
   project.provide('dbPrefix', DB_PREFIX);
   project.provide('portOffset', PORT_OFFSET);
+  project.provide('inboxUrl', inbox.url);
   return async () => {
     await system.stop();
+    await inbox.close();
     await stopStores();
   };
 }

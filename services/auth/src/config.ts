@@ -28,12 +28,23 @@ const authConfigFields = z.object({
   MFA_TICKET_TTL_SECONDS: z.coerce.number().int().positive().default(300),
   /** Wrong codes an MFA ticket survives (see MFA_TICKET_TTL_SECONDS). */
   MFA_TICKET_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
-  /** Failed logins per login string and per client address within the window, before 429 (checked ahead of the hash). */
-  LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
-  /** Failed logins per client address within the window (see LOGIN_FAILURES_PER_ACCOUNT). */
+  /** Failed logins from one network (any logins) within the window, before 429 (checked ahead of the hash). */
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().positive().default(100),
   /** The window the failed-login limits count over. */
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
+  /** Failed logins of one login from one network before delays begin (the owner's own typos count here). */
+  LOGIN_FAILURES_PER_SOURCE: z.coerce.number().int().positive().default(5),
+  /** Failed logins of one login from networks its account never signed in from, before their delays begin. */
+  LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
+  /** The first login delay past those limits; each next one doubles, up to the maximum. */
+  LOGIN_LOCKOUT_BASE_SECONDS: z.coerce.number().int().positive().default(60),
+  LOGIN_LOCKOUT_MAX_SECONDS: z.coerce.number().int().positive().default(3600),
+  /** Wrong second factors (codes, keys) per account within the window, over every ticket, before 429 and a mail to the owner. */
+  MFA_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  MFA_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
+  /** Wrong passwords behind a signed-in session (enrollment, account changes, /mfa/finish) per account, before 429 and a mail. */
+  PASSWORD_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  PASSWORD_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Forgot Password requests per login string and per client address within the window, before 429 (each sends a mail or a text). */
   FORGOT_PER_LOGIN: z.coerce.number().int().positive().default(5),
   /** Forgot Password requests per client address within the window (see FORGOT_PER_LOGIN). */

@@ -61,3 +61,24 @@ export function emailChangedMail(username: string, url: string): RenderedMail {
     footer: 'Reverting also resets your password and removes multi-factor authentication.',
   });
 }
+
+/** What was guessed at, in the owner's words. */
+const ATTEMPTED: Record<'second-factor' | 'password' | 'login', string> = {
+  'second-factor': 'verify a two-factor code or security key',
+  password: 'confirm your password from a signed-in session',
+  login: 'log in with a wrong password from places you have not used',
+};
+
+/** A limit on guesses at the account's secrets was reached: the owner hears of it once per window. */
+export function securityAlertMail(username: string, attempted: keyof typeof ATTEMPTED, url: string): RenderedMail {
+  return actionMail({
+    subject: 'Unusual activity on your account',
+    greeting: `Hi ${username},`,
+    lines: [
+      `We saw many failed attempts to ${ATTEMPTED[attempted]} on your account, and paused further attempts for a while.`,
+      'If this was not you, someone may know your password: change it, and review the devices signed in to your account.',
+    ],
+    action: { label: 'Change your password', url },
+    footer: 'If this was you, wait a little and try again.',
+  });
+}

@@ -25,6 +25,8 @@ export class AccountChangesService {
     private readonly users: Pick<UsersPort, 'findById' | 'taken'>,
     private readonly accounts: AccountWrites,
     private readonly passwords: PasswordHasher,
+    /** The password confirmed behind a session, under the account's limit on such guesses. */
+    private readonly confirmations: { passwordMatches(user: UserRow, password: string): Promise<boolean> },
     private readonly guard: ElevationGuard,
     private readonly sessions: SessionsService,
     /** After an email change, with the account as it was: mails the old address its revert link. */
@@ -75,13 +77,13 @@ export class AccountChangesService {
     await this.guard.require(userId, proof);
     const user = await this.user(userId);
     // An account without a password (never set one) confirms with elevation alone.
-    if (user.password_hash !== null && !(password && (await this.passwords.verify(user.password_hash, password))))
+    if (user.password_hash !== null && !(password && (await this.confirmations.passwordMatches(user, password))))
       throw ApiError.of('PASSWORD_MISMATCH');
   }
 
   private async checkPassword(user: UserRow, password: string | undefined): Promise<void> {
     if (!password) throw ApiError.form({ password: PASSWORD_REQUIRED });
-    if (!(await this.passwords.verify(user.password_hash, password))) throw ApiError.form({ password: PASSWORD_WRONG });
+    if (!(await this.confirmations.passwordMatches(user, password))) throw ApiError.form({ password: PASSWORD_WRONG });
   }
 
   private async update(userId: string, patch: AccountPatch): Promise<UserRow> {

@@ -2,6 +2,7 @@ import { ApiError, type SnowflakeGenerator } from '@kith/platform';
 import type { SessionsService, SessionRequest } from './sessions.service.js';
 import { loginSettings } from './user.view.js';
 import type { MfaLoginChallenge } from './mfa/login-mfa.js';
+import type { LoginLimits } from './login-limits.js';
 import type { PasswordHasher } from './passwords.js';
 import { DuplicateIdError, DuplicateUserError, type NewUser, type UniqueField, type UserRow, type UsersPort } from './ports.js';
 
@@ -43,8 +44,8 @@ export interface LoginInput {
 export interface LoginExtensions {
   challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge>;
   restore(userId: string): Promise<void>;
-  /** Failed-login limits per login string and per address (429), checked before the password hash. */
-  limits?: { check(login: string, clientIp: string): Promise<void>; fail(login: string, clientIp: string): Promise<void> };
+  /** Login limits (429) per network, per login and network, and per login from unknown networks, before the password hash. */
+  limits?: Pick<LoginLimits, 'attempt'>;
   /** The new-location check of password logins without MFA, and the locations registration makes known. */
   locations?: { check(user: UserRow, clientIp: string): Promise<void>; record(userId: string, clientIp: string): Promise<void> };
 }
@@ -100,14 +101,11 @@ export class AccountsService {
   }
 
   async login(input: LoginInput, request: SessionRequest) {
-    const limits = this.extensions?.limits;
-    await limits?.check(input.login, request.clientIp);
     const user = input.login.startsWith('+') ? await this.users.findByPhone(input.login) : await this.users.findByEmail(input.login);
+    const attempt = await this.extensions?.limits?.attempt(input.login, user, request.clientIp);
     const ok = await this.passwords.verify(user?.password_hash ?? null, input.password);
-    if (!user || !ok) {
-      await limits?.fail(input.login, request.clientIp);
-      throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
-    }
+    if (!user || !ok) throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
+    await attempt?.succeeded();
     const undelete = Boolean(input.undelete && this.extensions);
     if (user.deleted_at && !undelete) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
     if (user.disabled_at && !undelete) throw ApiError.of('ACCOUNT_DISABLED');

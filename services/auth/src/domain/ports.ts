@@ -141,7 +141,8 @@ export interface SessionsTransaction {
 export interface SessionsPort {
   /** Runs `work` in one transaction: its revocations and its events commit together or not at all. */
   transaction<T>(work: (tx: SessionsTransaction) => Promise<T>): Promise<T>;
-  insert(session: NewSession): Promise<void>;
+  /** Adds the session and makes its network source known for the account. */
+  insert(session: NewSession, source: string): Promise<void>;
   /** The unrevoked, unexpired session a token hash belongs to, of a live account. */
   findActiveByTokenHash(tokenHash: Buffer): Promise<ActiveSession | undefined>;
   /** Records use: last-used time slides the idle expiry forward. */
@@ -167,6 +168,11 @@ export interface OneTimeValues {
   get(key: string): Promise<string | null>;
   /** Reads and deletes at once: of two concurrent takers only one gets the value. */
   take(key: string): Promise<string | null>;
+  /**
+   * Takes the value and deletes `groupKey` with it, at once: null when either is gone, so of the
+   * values sharing a group only the first taken is ever taken.
+   */
+  takeFromGroup(key: string, groupKey: string): Promise<string | null>;
   delete(key: string): Promise<void>;
 }
 
@@ -182,6 +188,41 @@ export interface Windows {
   hit(key: string, windowMs: number): Promise<WindowCount>;
   /** Reads without counting. */
   peek(key: string): Promise<WindowCount>;
+  /** Gives back one hit of a window still open (a use that turned out not to count). */
+  release(key: string): Promise<void>;
+}
+
+/** How a lockout grows: free attempts, then one attempt per delay, each delay twice the last. */
+export interface BackoffPolicy {
+  /** Attempts allowed before the first delay. */
+  threshold: number;
+  baseMs: number;
+  maxMs: number;
+  /** How long the counter is remembered after its last attempt. */
+  memoryMs: number;
+}
+
+export interface BackoffAttempt {
+  /** 0 when the attempt may go ahead; otherwise how long until one may. */
+  waitMs: number;
+  /** Attempts counted so far, this one included when it went ahead or first crossed the threshold. */
+  count: number;
+}
+
+/** Progressive lockout counters. */
+export interface Backoffs {
+  /** Counts one attempt unless a delay is running; the first attempt past the threshold starts one. */
+  attempt(key: string, policy: BackoffPolicy): Promise<BackoffAttempt>;
+  /** Gives back an attempt that went ahead (it succeeded, or another limit refused it). */
+  release(key: string): Promise<void>;
+  clear(key: string): Promise<void>;
+}
+
+/** The places (network sources) each account has signed in from. */
+export interface KnownSources {
+  knows(userId: string, source: string): Promise<boolean>;
+  /** Forgets every place but `keep` (after the owner proved themselves by mail or phone). */
+  forgetAllBut(userId: string, keep: string): Promise<void>;
 }
 
 /** Sends one rendered mail; rejects when the server did not accept it. */

@@ -1,5 +1,6 @@
 import { sessionChangeEvents } from '../events/session.events.js';
 import { clientInfoFrom } from './client-info.js';
+import { sourceOf } from './guards/sources.js';
 import { hashToken, newSessionId, newToken, sessionIdHash } from './tokens.js';
 import type { ActiveSession, SessionRow, SessionsPort } from './ports.js';
 
@@ -29,19 +30,22 @@ export class SessionsService {
     const { id, idHash } = newSessionId();
     const info = clientInfoFrom(request, request.clientIp);
     const now = this.now();
-    await this.store.insert({
-      id,
-      id_hash: idHash,
-      user_id: userId,
-      token_hash: hash,
-      last_used_at: now,
-      expires_at: this.expiryFrom(now),
-      client_os: info.os,
-      client_platform: info.platform,
-      client_location: info.location,
-      client_ip: request.clientIp || null,
-      revoked_at: null,
-    });
+    await this.store.insert(
+      {
+        id,
+        id_hash: idHash,
+        user_id: userId,
+        token_hash: hash,
+        last_used_at: now,
+        expires_at: this.expiryFrom(now),
+        client_os: info.os,
+        client_platform: info.platform,
+        client_location: info.location,
+        client_ip: request.clientIp || null,
+        revoked_at: null,
+      },
+      sourceOf(request.clientIp),
+    );
     return { token, sessionId: id };
   }
 

@@ -80,9 +80,9 @@ export function authGrpc(
         : { all: true, mutual_friends: true, mutual_guilds: true };
       return { all: flags.all, mutualFriends: flags.mutual_friends, mutualGuilds: flags.mutual_guilds };
     },
-    async checkMfaElevation({ userId, elevationToken }) {
+    async checkMfaElevation({ userId, elevationToken, sessionId }) {
       if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
-      await elevation.require(userId, { headers: [elevationToken] });
+      await elevation.require(userId, { headers: [elevationToken], sessionId: sessionId || undefined });
       return {};
     },
   };

@@ -21,7 +21,7 @@ export function accountRoutes(app: Express, changes: AccountChangesService): voi
   app.patch('/users/@me', async (req, res) => {
     const userId = userIdOf(res);
     const input = parse(modifyUserBody, req.body);
-    const result = await changes.modify(userId, input, elevationProofOf(req), sessionRequest(req, res));
+    const result = await changes.modify(userId, input, elevationProofOf(req, res), sessionRequest(req, res));
     announceRevoked(res, result.revoked);
     res.json({ ...privateUser(result.user), ...(result.token ? { token: result.token } : {}) });
   });
@@ -29,14 +29,14 @@ export function accountRoutes(app: Express, changes: AccountChangesService): voi
   app.post('/users/@me/disable', async (req, res) => {
     const userId = userIdOf(res);
     const { password: given } = parse(confirmBody, req.body);
-    announceRevoked(res, await changes.disable(userId, given, elevationProofOf(req)));
+    announceRevoked(res, await changes.disable(userId, given, elevationProofOf(req, res)));
     res.status(204).end();
   });
 
   app.post('/users/@me/delete', async (req, res) => {
     const userId = userIdOf(res);
     const { password: given } = parse(confirmBody, req.body);
-    announceRevoked(res, await changes.scheduleDeletion(userId, given, elevationProofOf(req)));
+    announceRevoked(res, await changes.scheduleDeletion(userId, given, elevationProofOf(req, res)));
     res.status(204).end();
   });
 }

@@ -20,7 +20,7 @@ export function announceRevoked(res: Response, sessionIds: string[]): void {
   if (sessionIds.length) res.setHeader(REVOKED_SESSIONS_HEADER, sessionIds.join(','));
 }
 
-function sessionIdOf(res: Response): string {
+export function sessionIdOf(res: Response): string {
   const { sessionId } = identityOf(res);
   // A user identity without a session (not one a token login produces) has nothing to log out.
   if (!sessionId) throw ApiError.unauthorized();

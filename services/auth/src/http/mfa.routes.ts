@@ -1,11 +1,11 @@
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
-import { parse, userIdOf } from '@kith/platform';
+import { identityOf, parse, userIdOf } from '@kith/platform';
 import { ELEVATION_COOKIE, type ElevationGuard, type ElevationProof } from '../domain/mfa/elevation.js';
 import { ELEVATION_TTL_SECONDS } from '../domain/mfa/elevation-token.js';
 import type { MfaEnrollment } from '../domain/mfa/enrollment.js';
 import type { LoginMfa } from '../domain/mfa/login-mfa.js';
-import { announceRevoked, sessionRequest } from './auth.routes.js';
+import { announceRevoked, sessionIdOf, sessionRequest } from './auth.routes.js';
 
 const enableTotpBody = z.object({
   password: z.string().max(4096).optional(),
@@ -38,12 +38,13 @@ const header = (req: Request, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** The elevation JWT wherever a client may put it: either header, or the cookie `/mfa/finish` set. */
-export function elevationProofOf(req: Request): ElevationProof {
+/** The elevation JWT wherever a client may put it (either header, or the cookie `/mfa/finish` set), and the caller's session. */
+export function elevationProofOf(req: Request, res: Response): ElevationProof {
   const cookie = /(?:^|;\s*)__Secure-recent_mfa=([^;]*)/.exec(header(req, 'cookie') ?? '')?.[1];
   return {
     headers: [header(req, 'x-service-mfa-authorization'), header(req, 'x-discord-mfa-authorization')],
     cookie,
+    sessionId: identityOf(res).sessionId ?? undefined,
   };
 }
 
@@ -59,7 +60,7 @@ export function mfaRoutes(app: Express, enrollment: MfaEnrollment, loginMfa: Log
   });
 
   app.post('/users/@me/mfa/totp/disable', async (req, res) => {
-    const { token, revoked } = await enrollment.disableTotp(userIdOf(res), elevationProofOf(req), sessionRequest(req, res));
+    const { token, revoked } = await enrollment.disableTotp(userIdOf(res), elevationProofOf(req, res), sessionRequest(req, res));
     announceRevoked(res, revoked);
     res.json({ token });
   });
@@ -67,7 +68,7 @@ export function mfaRoutes(app: Express, enrollment: MfaEnrollment, loginMfa: Log
   app.post('/users/@me/mfa/codes-verification', async (req, res) => {
     const userId = userIdOf(res);
     const { regenerate } = parse(codesVerificationBody, req.body);
-    res.json(await enrollment.backupCodes(userId, regenerate ?? false, elevationProofOf(req)));
+    res.json(await enrollment.backupCodes(userId, regenerate ?? false, elevationProofOf(req, res)));
   });
 
   app.post('/auth/mfa/:type', async (req, res) => {
@@ -75,7 +76,7 @@ export function mfaRoutes(app: Express, enrollment: MfaEnrollment, loginMfa: Log
   });
 
   app.post('/mfa/finish', async (req, res) => {
-    const token = await guard.finish(userIdOf(res), parse(finishBody, req.body));
+    const token = await guard.finish(userIdOf(res), sessionIdOf(res), parse(finishBody, req.body));
     setElevationCookie(res, token);
     res.json({ token });
   });

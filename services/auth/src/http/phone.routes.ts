@@ -37,7 +37,7 @@ export function phoneRoutes(app: Express, enrollment: SmsEnrollment, codes: SmsC
   });
 
   app.post('/users/@me/mfa/sms/disable', async (req, res) => {
-    await enrollment.disable(userIdOf(res), parse(passwordBody, req.body).password, elevationProofOf(req));
+    await enrollment.disable(userIdOf(res), parse(passwordBody, req.body).password, elevationProofOf(req, res));
     res.status(204).end();
   });
 

@@ -65,7 +65,7 @@ export function webauthnRoutes(app: Express, { webauthn, guard, passwordless }: 
 
   app.delete('/users/@me/mfa/webauthn/credentials/:id', async (req, res) => {
     const userId = userIdOf(res);
-    await guard.require(userId, elevationProofOf(req));
+    await guard.require(userId, elevationProofOf(req, res));
     await webauthn.remove(userId, String(req.params.id));
     res.status(204).end();
   });

@@ -50,7 +50,14 @@ export interface SessionsTable {
   revoked_at: Date | null;
 }
 
+export interface LoginSourcesTable {
+  user_id: Id;
+  source: string;
+  last_seen_at: Timestamp;
+}
+
 export interface AuthDatabase {
   users: UsersTable;
   sessions: SessionsTable;
+  user_login_sources: LoginSourcesTable;
 }

@@ -1,7 +1,15 @@
 import type { DomainEvent, Outbox } from '@kith/platform';
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
-import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsPort, SessionsTransaction } from '../domain/ports.js';
+import type {
+  ActiveSession,
+  KnownSources,
+  NewSession,
+  RevokedSession,
+  SessionRow,
+  SessionsPort,
+  SessionsTransaction,
+} from '../domain/ports.js';
 import type { AuthDatabase } from './schema.js';
 
 export class SessionsStore implements SessionsPort {
@@ -15,8 +23,15 @@ export class SessionsStore implements SessionsPort {
     return this.db.transaction().execute((trx) => work(new SessionsWriter(trx, this.outbox)));
   }
 
-  async insert(session: NewSession): Promise<void> {
-    await this.db.insertInto('sessions').values(session).execute();
+  /** One statement: the session, and its source made (or kept) known for the account. */
+  async insert(session: NewSession, source: string): Promise<void> {
+    await this.db
+      .with('s', (db) => db.insertInto('sessions').values(session).returning('user_id'))
+      .insertInto('user_login_sources')
+      .columns(['user_id', 'source', 'last_seen_at'])
+      .expression((eb) => eb.selectFrom('s').select(['s.user_id', eb.val(source).as('source'), sql<Date>`now()`.as('last_seen_at')]))
+      .onConflict((oc) => oc.columns(['user_id', 'source']).doUpdateSet({ last_seen_at: sql<Date>`now()` }))
+      .execute();
   }
 
   /** The unrevoked, unexpired session a token hash belongs to, if any. */
@@ -53,6 +68,29 @@ export class SessionsStore implements SessionsPort {
       .orderBy('last_used_at', 'desc')
       .limit(limit)
       .execute();
+  }
+}
+
+/** A place stops counting as known after this long without a session from it. */
+const SOURCE_MEMORY = '180 days';
+
+/** The sources sessions were created from (user_login_sources). */
+export class PgKnownSources implements KnownSources {
+  constructor(private readonly db: Kysely<AuthDatabase>) {}
+
+  async knows(userId: string, source: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('user_login_sources')
+      .select('source')
+      .where('user_id', '=', userId)
+      .where('source', '=', source)
+      .where('last_seen_at', '>', sql<Date>`now() - ${SOURCE_MEMORY}::interval`)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async forgetAllBut(userId: string, keep: string): Promise<void> {
+    await this.db.deleteFrom('user_login_sources').where('user_id', '=', userId).where('source', '!=', keep).execute();
   }
 }
 

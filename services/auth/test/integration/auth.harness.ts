@@ -109,7 +109,10 @@ export class AuthHarness {
       REDIS_PREFIX: `kith:test:${unique('auth')}:`,
       // Every file logs in from 127.0.0.1: failure limits only where a test asks (abuse.test.ts).
       LOGIN_FAILURES_PER_ACCOUNT: 10_000,
+      LOGIN_FAILURES_PER_SOURCE: 10_000,
       LOGIN_FAILURES_PER_IP: 10_000,
+      MFA_FAILURES_PER_ACCOUNT: 10_000,
+      PASSWORD_FAILURES_PER_ACCOUNT: 10_000,
       // Forgot Password's limits likewise: only recovery-phone.test.ts sets them low.
       FORGOT_PER_LOGIN: 10_000,
       FORGOT_PER_IP: 10_000,

@@ -250,18 +250,29 @@ describe('elevation', () => {
     expect(stolen.body).toMatchObject({ code: 60006 });
   });
 
-  it('when another service calls CheckMfaElevation, then 60003 with the body without a token, and OK with the /mfa/finish JWT', async () => {
+  it('when another service calls CheckMfaElevation, then 60003 with the body without a token, and OK with the /mfa/finish JWT of that session only', async () => {
     const account = await auth.register();
     const client = createClient(AuthService, `127.0.0.1:${auth.grpcPort}`);
     try {
-      const err = (await client.checkMfaElevation({ userId: account.userId, elevationToken: '' }).catch((e: unknown) => e)) as ApiError;
+      const ask = { userId: account.userId, sessionId: account.sessionId };
+      const err = (await client.checkMfaElevation({ ...ask, elevationToken: '' }).catch((e: unknown) => e)) as ApiError;
       expect(err).toBeInstanceOf(ApiError);
       expect(err.status).toBe(401);
       const required = expectMfaRequired({ status: err.status, body: err.body, headers: new Headers() }, [{ type: 'password' }]);
       const { token } = await finishMfa(auth, account.identity, required, 'password', account.password);
-      expect(await client.checkMfaElevation({ userId: account.userId, elevationToken: token })).toEqual(expect.objectContaining({}));
+      expect(await client.checkMfaElevation({ ...ask, elevationToken: token })).toEqual(expect.objectContaining({}));
       const other = await auth.register();
-      await expect(client.checkMfaElevation({ userId: other.userId, elevationToken: token })).rejects.toMatchObject({ status: 401 });
+      await expect(
+        client.checkMfaElevation({ userId: other.userId, sessionId: other.sessionId, elevationToken: token }),
+      ).rejects.toMatchObject({
+        status: 401,
+      });
+      // Another session of the same user, or a call naming no session, is not elevated by it.
+      const second = await auth.login(account.email, account.password);
+      for (const sessionId of [second.identity.sessionId!, ''])
+        await expect(client.checkMfaElevation({ userId: account.userId, sessionId, elevationToken: token })).rejects.toMatchObject({
+          status: 401,
+        });
     } finally {
       client.close();
     }

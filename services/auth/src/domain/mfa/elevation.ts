@@ -1,15 +1,18 @@
 import { ApiError } from '@kith/platform';
 import type { ElevationTokens } from './elevation-token.js';
 import type { CodeFactor, MfaService } from './mfa.service.js';
+import { SecondFactors } from './factors.js';
 import { smsEnabled } from './sms.js';
 import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
 import type { UserRow } from '../ports.js';
 
-/** What a request may carry as proof of a recent verification: the JWT in a header or the cookie. */
+/** What a request may carry as proof of a recent verification: the JWT in a header or the cookie, and whose session it is. */
 export interface ElevationProof {
   headers: (string | undefined)[];
   cookie?: string | undefined;
+  /** The session the request comes from: a JWT proves only the session that earned it. */
+  sessionId: string | undefined;
 }
 
 export type MfaMethod =
@@ -22,53 +25,56 @@ export interface SmsCodeCheck {
 
 export const ELEVATION_COOKIE = '__Secure-recent_mfa';
 
-/** The code MFA types `/mfa/finish` accepts besides SMS and WebAuthn, which their own ports check. */
-const FINISH_FACTORS: readonly string[] = ['totp', 'backup', 'password'] satisfies CodeFactor[];
-
 /**
  * Sensitive actions need a recent verification: a valid elevation JWT for the user, else the
  * platform's 60003 body with a fresh elevation ticket and the methods the user can verify with.
  */
 export class ElevationGuard {
+  private readonly factors: SecondFactors;
+
   constructor(
     private readonly tokens: ElevationTokens,
     private readonly tickets: Tickets,
     private readonly mfa: MfaService,
-    private readonly sms?: SmsCodeCheck,
+    sms?: SmsCodeCheck,
     private readonly webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>,
-  ) {}
+  ) {
+    this.factors = new SecondFactors({ mfa, sms, webauthn });
+  }
 
   /** Costs one HMAC when a valid token is present; only the refusal touches the stores. */
   async require(userId: string, proof: ElevationProof): Promise<void> {
-    for (const token of [...proof.headers, proof.cookie]) if (this.tokens.verify(token, userId)) return;
-    throw await this.required(userId);
+    const { sessionId } = proof;
+    if (sessionId) for (const token of [...proof.headers, proof.cookie]) if (this.tokens.verify(token, userId, sessionId)) return;
+    throw await this.required(userId, sessionId);
   }
 
-  /** The 60003 error for this user, with its ticket. */
-  async required(userId: string): Promise<ApiError> {
+  /** The 60003 error for this user, with a ticket only the asking session may use. */
+  async required(userId: string, sessionId: string | undefined): Promise<ApiError> {
     const user = await this.mfa.user(userId);
-    const ticket = await this.tickets.issue({ userId, purpose: 'elevation' });
+    const ticket = await this.tickets.issue({ userId, purpose: 'elevation', ...(sessionId ? { sessionId } : {}) });
     const challenge = await this.webauthn?.requestOptions(user, ticket);
     const methods: MfaMethod[] = challenge ? [{ type: 'webauthn', challenge }, ...methodsOf(user)] : methodsOf(user);
     return ApiError.of('MFA_REQUIRED', { mfa: { ticket, methods } });
   }
 
-  /** `POST /mfa/finish`: checks the factor against the caller's elevation ticket and answers the JWT. */
-  async finish(userId: string, input: { ticket: string; mfa_type: string; data: string }): Promise<string> {
-    const record = await this.tickets.open(input.ticket, 'elevation');
-    if (record.userId !== userId) throw ApiError.of('MFA_INVALID_TICKET');
+  /**
+   * `POST /mfa/finish`: checks the factor against the caller's elevation ticket (one counted attempt)
+   * and answers a JWT for the caller's session alone.
+   */
+  async finish(userId: string, sessionId: string, input: { ticket: string; mfa_type: string; data: string }): Promise<string> {
+    const record = await this.tickets.attempt(input.ticket, 'elevation');
+    if (record.userId !== userId || record.sessionId !== sessionId) throw ApiError.of('MFA_INVALID_TICKET');
     const user = await this.mfa.user(userId);
-    const ok =
-      input.mfa_type === 'sms'
-        ? smsEnabled(user) && this.sms !== undefined && (await this.sms.verify(input.ticket, user, input.data))
-        : input.mfa_type === 'webauthn'
-          ? this.webauthn !== undefined && (await this.webauthn.verify(input.ticket, user, input.data))
-          : FINISH_FACTORS.includes(input.mfa_type) &&
-            methodsAllow(user, input.mfa_type as CodeFactor) &&
-            (await this.mfa.verify(user, input.mfa_type as CodeFactor, input.data));
-    if (!ok) await this.tickets.reject(input.ticket);
+    if (!(await this.proves(user, input))) this.tickets.reject();
     await this.tickets.consume(input.ticket);
-    return this.tokens.sign(userId);
+    return this.tokens.sign(userId, sessionId);
+  }
+
+  private proves(user: UserRow, input: { ticket: string; mfa_type: string; data: string }): Promise<boolean> {
+    if (input.mfa_type !== 'password' && input.mfa_type !== 'totp' && input.mfa_type !== 'backup')
+      return this.factors.proves(user, input.mfa_type, input.ticket, input.data);
+    return methodsAllow(user, input.mfa_type) ? this.mfa.verify(user, input.mfa_type, input.data) : Promise.resolve(false);
   }
 }
 

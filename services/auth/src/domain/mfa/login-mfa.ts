@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '@kith/platform';
 import type { SessionRequest } from '../sessions.service.js';
 import type { SmsCodeCheck } from './elevation.js';
-import type { CodeFactor, MfaService } from './mfa.service.js';
-import { smsEnabled } from './sms.js';
+import type { MfaService } from './mfa.service.js';
+import { SECOND_FACTOR_TYPES, SecondFactors } from './factors.js';
 import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
 import { loginSettings } from '../user.view.js';
@@ -39,37 +39,26 @@ export interface LoginMfaPorts {
   webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>;
 }
 
-/** The code authenticator types of `POST /auth/mfa/{type}` besides `sms`, which the SMS port checks. */
-const LOGIN_FACTORS: Record<string, CodeFactor | undefined> = { totp: 'totp', backup: 'backup' };
-
 /** The second half of a login for users with MFA: the ticket, then `POST /auth/mfa/{type}`. */
 export class LoginMfa {
-  constructor(private readonly ports: LoginMfaPorts) {}
+  private readonly factors: SecondFactors;
+
+  constructor(private readonly ports: LoginMfaPorts) {
+    this.factors = new SecondFactors(ports);
+  }
 
   async challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge> {
     const loginInstanceId = randomUUID();
     const ticket = await this.ports.tickets.issue({ userId: user.id, purpose: 'login', loginInstanceId, undelete });
-    return {
-      user_id: user.id,
-      mfa: true,
-      ticket,
-      login_instance_id: loginInstanceId,
-      totp: true,
-      sms: Boolean(this.ports.sms) && smsEnabled(user),
-      backup: true,
-      webauthn: (await this.ports.webauthn?.requestOptions(user, ticket)) ?? null,
-    };
+    return { user_id: user.id, mfa: true, ticket, login_instance_id: loginInstanceId, ...(await this.factors.offered(user, ticket)) };
   }
 
   async finish(type: string, input: FinishLoginInput, request: SessionRequest) {
-    const factor = LOGIN_FACTORS[type];
-    const { tickets, mfa, sms, webauthn } = this.ports;
-    const port = type === 'sms' ? sms : type === 'webauthn' ? webauthn : undefined;
-    if (!factor && !port) throw ApiError.of('MFA_INVALID_CODE');
-    const record = await tickets.open(input.ticket, 'login', input.login_instance_id);
+    const { tickets, mfa } = this.ports;
+    if (!SECOND_FACTOR_TYPES.includes(type)) throw ApiError.of('MFA_INVALID_CODE');
+    const record = await tickets.attempt(input.ticket, 'login', input.login_instance_id);
     const user = await mfa.user(record.userId);
-    const ok = factor ? await mfa.verify(user, factor, input.code) : Boolean(await port?.verify(input.ticket, user, input.code));
-    if (!ok) await tickets.reject(input.ticket);
+    if (!(await this.factors.proves(user, type, input.ticket, input.code))) tickets.reject();
     await tickets.consume(input.ticket);
     if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);
     const { token } = await this.ports.sessions.create(user.id, request);

@@ -4,7 +4,10 @@ import { ElevationGuard } from './elevation.js';
 import { ElevationTokens } from './elevation-token.js';
 import { LoginMfa } from './login-mfa.js';
 import { MfaService } from './mfa.service.js';
-import { Tickets, type TicketRecord, type TicketStore } from './tickets.js';
+import { MemoryTicketStore, MemoryWindows } from '../../../test/fakes/tickets.fake.js';
+import { GuessLimits } from '../guards/guesses.js';
+import { RateLimitedError } from '../registration/rate-limit.js';
+import { Tickets } from './tickets.js';
 import { totpCode } from './totp.js';
 import type { BackupCodeRow, StoredBackupCode } from './ports.js';
 import type { UserRow } from '../ports.js';
@@ -51,24 +54,18 @@ class FakeMfaStore {
   }
 }
 
-class FakeTicketStore implements TicketStore {
-  entries = new Map<string, { record: TicketRecord; attempts: number }>();
-  async put(hash: string, record: TicketRecord) {
-    this.entries.set(hash, { record, attempts: 0 });
-  }
-  async get(hash: string) {
-    return this.entries.get(hash)?.record;
-  }
-  async fail(hash: string) {
-    const e = this.entries.get(hash);
-    return e ? ++e.attempts : Number.MAX_SAFE_INTEGER;
-  }
-  async take(hash: string) {
-    return this.entries.delete(hash);
-  }
-}
+const LIMIT = 3;
 
 function setup() {
+  const alerts: { userId: string; kind: string }[] = [];
+  const guesses = new GuessLimits(
+    new MemoryWindows(),
+    {
+      'second-factor': { name: 'mfa', limit: LIMIT, windowMs: 60_000 },
+      password: { name: 'password', limit: LIMIT, windowMs: 60_000 },
+    },
+    { limitReached: (user, kind) => alerts.push({ userId: user.id, kind }) },
+  );
   const users = new Map<string, UserRow>([
     ['1', { id: '1', mfa_enabled: false, password_hash: 'pw', locale: 'en-US', theme: 'dark' } as UserRow],
   ]);
@@ -85,20 +82,21 @@ function setup() {
         return users.get(id);
       },
     },
+    guesses,
     now: () => NOW,
   });
-  const tickets = new Tickets(new FakeTicketStore(), { ttlSeconds: 300, maxAttempts: 5 });
+  const tickets = new Tickets(new MemoryTicketStore(), { ttlSeconds: 300, maxAttempts: 5 });
   const tokens = new ElevationTokens(Buffer.alloc(32, 1));
   const guard = new ElevationGuard(tokens, tickets, mfa);
   const sessions = { create: async () => ({ token: 'new-token' }) };
   const login = new LoginMfa({ mfa, tickets, sessions, restore: async () => undefined });
-  return { users, store, mfa, tickets, tokens, guard, login, storeReads: () => storeReads };
+  return { users, store, mfa, tickets, tokens, guard, login, alerts, storeReads: () => storeReads };
 }
 
 const codeOf = (work: Promise<unknown>): Promise<number | undefined> =>
   work.then(
     () => undefined,
-    (err: unknown) => (err instanceof ApiError ? err.body.code : -1),
+    (err: unknown) => (err instanceof ApiError ? err.body.code : err instanceof RateLimitedError ? 429 : -1),
   );
 
 describe('MfaService.enableTotp', () => {
@@ -160,16 +158,22 @@ describe('MfaService.verify and backup codes', () => {
 });
 
 describe('ElevationGuard', () => {
-  it('when a valid token for the user is carried, then it passes without reading any store', async () => {
+  it('when a valid token for the user session is carried, then it passes without reading any store', async () => {
     const { guard, tokens, storeReads } = setup();
-    await guard.require('1', { headers: [undefined, tokens.sign('1')] });
-    await guard.require('1', { headers: [], cookie: tokens.sign('1') });
+    await guard.require('1', { headers: [undefined, tokens.sign('1', 'sa')], sessionId: 'sa' });
+    await guard.require('1', { headers: [], cookie: tokens.sign('1', 'sa'), sessionId: 'sa' });
     expect(storeReads()).toBe(0);
+  });
+
+  it('when the token was earned by another session of the user, or no session is named, then 60003', async () => {
+    const { guard, tokens } = setup();
+    expect(await codeOf(guard.require('1', { headers: [tokens.sign('1', 'sa')], sessionId: 'sb' }))).toBe(60003);
+    expect(await codeOf(guard.require('1', { headers: [tokens.sign('1', 'sa')], sessionId: undefined }))).toBe(60003);
   });
 
   it('when no valid token is carried, then 60003 with a ticket and the password method; /mfa/finish then signs one', async () => {
     const { guard, tokens } = setup();
-    const err = (await guard.require('1', { headers: [tokens.sign('2')] }).catch((e: unknown) => e)) as ApiError;
+    const err = (await guard.require('1', { headers: [tokens.sign('2', 'sa')], sessionId: 'sa' }).catch((e: unknown) => e)) as ApiError;
     expect(err.status).toBe(401);
     expect(err.body).toEqual({
       code: 60003,
@@ -177,9 +181,48 @@ describe('ElevationGuard', () => {
       mfa: { ticket: expect.any(String), methods: [{ type: 'password' }] },
     });
     const ticket = (err.body.mfa as { ticket: string }).ticket;
-    expect(await codeOf(guard.finish('1', { ticket, mfa_type: 'totp', data: '123456' }))).toBe(60008);
-    expect(tokens.verify(await guard.finish('1', { ticket, mfa_type: 'password', data: 'pw' }), '1')).toBe(true);
-    expect(await codeOf(guard.finish('1', { ticket, mfa_type: 'password', data: 'pw' }))).toBe(60006);
+    expect(await codeOf(guard.finish('1', 'sa', { ticket, mfa_type: 'totp', data: '123456' }))).toBe(60008);
+    expect(tokens.verify(await guard.finish('1', 'sa', { ticket, mfa_type: 'password', data: 'pw' }), '1', 'sa')).toBe(true);
+    expect(await codeOf(guard.finish('1', 'sa', { ticket, mfa_type: 'password', data: 'pw' }))).toBe(60006);
+  });
+
+  it('when another session of the user brings the ticket, then 60006 and nothing is checked', async () => {
+    const { guard } = setup();
+    const err = (await guard.require('1', { headers: [], sessionId: 'sa' }).catch((e: unknown) => e)) as ApiError;
+    const ticket = (err.body.mfa as { ticket: string }).ticket;
+    expect(await codeOf(guard.finish('1', 'sb', { ticket, mfa_type: 'password', data: 'pw' }))).toBe(60006);
+  });
+});
+
+describe('account-wide guess limits', () => {
+  it('when wrong passwords reach the limit, then every further check is 429, the right one too, and one alert goes out', async () => {
+    const { mfa, users, alerts } = setup();
+    const user = users.get('1')!;
+    expect(await mfa.passwordMatches(user, 'pw')).toBe(true);
+    for (let i = 0; i < LIMIT; i++) expect(await mfa.passwordMatches(user, 'nope')).toBe(false);
+    for (const password of ['pw', 'nope']) expect(await codeOf(mfa.checkPassword(user, password))).toBe(429);
+    expect(alerts).toEqual([{ userId: '1', kind: 'password' }]);
+  });
+
+  it('when codes are wrong over many tickets, then the account limit stops them, whatever the ticket', async () => {
+    const { mfa, login, users, alerts } = setup();
+    await mfa.enableTotp('1', { password: 'pw', secret: SECRET, code: totpCode(SECRET, NOW) });
+    const request = { clientIp: '127.0.0.1' };
+    for (let i = 0; i < LIMIT; i++) {
+      const challenge = await login.challenge(users.get('1')!, false);
+      expect(await codeOf(login.finish('totp', { ticket: challenge.ticket, code: '000000' }, request))).toBe(60008);
+    }
+    const challenge = await login.challenge(users.get('1')!, false);
+    const right = { ticket: challenge.ticket, code: totpCode(SECRET, NOW + 30_000) };
+    expect(await codeOf(login.finish('totp', right, request))).toBe(429);
+    expect(alerts).toEqual([{ userId: '1', kind: 'second-factor' }]);
+  });
+
+  it('when checks are right, then they do not use the allowance up', async () => {
+    const { mfa, users } = setup();
+    const user = users.get('1')!;
+    for (let i = 0; i < LIMIT * 3; i++) expect(await mfa.passwordMatches(user, 'pw')).toBe(true);
+    expect(await mfa.passwordMatches(user, 'nope')).toBe(false);
   });
 });
 

@@ -9,6 +9,7 @@ import {
 } from './backup-codes.js';
 import { TOTP_PERIOD_SECONDS, isValidSecret, matchTotp, normalizeSecret } from './totp.js';
 import type { MfaStorePort, StoredBackupCode, TotpSteps } from './ports.js';
+import type { GuessLimits } from '../guards/guesses.js';
 import type { UserRow } from '../ports.js';
 
 /** The I/O MFA needs: enrollment and codes in Postgres, used TOTP steps in Redis, passwords. */
@@ -17,6 +18,8 @@ export interface MfaPorts {
   steps: TotpSteps;
   passwords: { verify(hash: string | null, password: string): Promise<boolean> };
   users: { findById(id: string): Promise<UserRow | undefined> };
+  /** The account-wide limits on guesses at a second factor and at the password; none in some unit tests. */
+  guesses?: Pick<GuessLimits, 'guess'>;
   now?: () => number;
 }
 
@@ -83,21 +86,37 @@ export class MfaService {
     return rows.map((r) => ({ user_id: userId, code: openBackupCode(r.code_sealed, secret, userId), consumed: r.consumed }));
   }
 
-  /** Whether the code proves the factor; a TOTP code counts once per step, a backup code once. */
+  /**
+   * Whether the code proves the factor; a TOTP code counts once per step, a backup code once. Each
+   * call is a guess under the account's limit (429 once it is spent, before the code is looked at).
+   */
   async verify(user: UserRow, factor: CodeFactor, code: string): Promise<boolean> {
     switch (factor) {
       case 'password':
         // Offered only to users without a second factor; for the others it would be a downgrade.
-        return !user.mfa_enabled && (await this.ports.passwords.verify(user.password_hash, code));
+        return !user.mfa_enabled && (await this.passwordMatches(user, code));
       case 'backup':
-        return this.verifyBackup(user.id, code);
+        return this.guessSecondFactor(user, () => this.verifyBackup(user.id, code));
       case 'totp':
-        return looksLikeBackupCode(code) ? this.verifyBackup(user.id, code) : this.verifyTotp(user.id, code);
+        return this.guessSecondFactor(user, () =>
+          looksLikeBackupCode(code) ? this.verifyBackup(user.id, code) : this.verifyTotp(user.id, code),
+        );
     }
   }
 
+  /** A second factor another module checks (an SMS code, a security key), under the same limit as codes. */
+  guessSecondFactor(user: UserRow, check: () => Promise<boolean>): Promise<boolean> {
+    return this.ports.guesses ? this.ports.guesses.guess('second-factor', user, check) : check();
+  }
+
+  /** The password confirmed behind a signed-in session: a guess under the account's password limit. */
+  passwordMatches(user: UserRow, password: string): Promise<boolean> {
+    const check = () => this.ports.passwords.verify(user.password_hash, password);
+    return this.ports.guesses ? this.ports.guesses.guess('password', user, check) : check();
+  }
+
   async checkPassword(user: UserRow, password: string | undefined): Promise<void> {
-    if (!password || !(await this.ports.passwords.verify(user.password_hash, password))) throw ApiError.of('PASSWORD_MISMATCH');
+    if (!password || !(await this.passwordMatches(user, password))) throw ApiError.of('PASSWORD_MISMATCH');
   }
 
   private async verifyTotp(userId: string, code: string): Promise<boolean> {

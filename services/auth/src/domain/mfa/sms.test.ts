@@ -1,29 +1,10 @@
 import { ApiError, type Logger } from '@kith/platform';
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryTickets, MemoryWindows } from '../../../test/fakes/tickets.fake.js';
+import { MemoryTickets, MemoryWindows, MemoryTicketStore } from '../../../test/fakes/tickets.fake.js';
 import { RateLimitedError, RateLimiter } from '../registration/rate-limit.js';
 import { SmsCodes, redactMfaPhone } from './sms.js';
-import { Tickets, type TicketRecord, type TicketStore } from './tickets.js';
+import { Tickets } from './tickets.js';
 import type { SmsSender, UserRow } from '../ports.js';
-
-class MemoryTicketStore implements TicketStore {
-  readonly records = new Map<string, { record: TicketRecord; attempts: number }>();
-  put(hash: string, record: TicketRecord) {
-    this.records.set(hash, { record, attempts: 0 });
-    return Promise.resolve();
-  }
-  get(hash: string) {
-    return Promise.resolve(this.records.get(hash)?.record);
-  }
-  fail(hash: string) {
-    const entry = this.records.get(hash);
-    if (entry) entry.attempts += 1;
-    return Promise.resolve(entry?.attempts ?? Number.MAX_SAFE_INTEGER);
-  }
-  take(hash: string) {
-    return Promise.resolve(this.records.delete(hash));
-  }
-}
 
 class RecordingSms implements SmsSender {
   readonly sent: { to: string; body: string }[] = [];

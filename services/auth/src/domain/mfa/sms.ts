@@ -68,13 +68,13 @@ export class SmsCodes {
     return (await this.ports.codes.take(key)) !== null;
   }
 
-  /** A login ticket or an elevation ticket: both may ask for a code. */
+  /** A login, elevation or password-reset ticket: each may ask for a code (60006 for anything else). */
   private async open(ticket: string): Promise<TicketRecord> {
-    try {
-      return await this.ports.tickets.open(ticket, 'login');
-    } catch {
-      return this.ports.tickets.open(ticket, 'elevation');
+    for (const purpose of ['login', 'elevation'] as const) {
+      const record = await this.ports.tickets.open(ticket, purpose).catch(() => undefined);
+      if (record) return record;
     }
+    return this.ports.tickets.open(ticket, 'reset');
   }
 }
 

@@ -1,24 +1,7 @@
 import { ApiError } from '@kith/platform';
 import { describe, expect, it } from 'vitest';
-import { Tickets, type TicketRecord, type TicketStore } from './tickets.js';
-
-class FakeTicketStore implements TicketStore {
-  readonly entries = new Map<string, { record: TicketRecord; attempts: number }>();
-  async put(hash: string, record: TicketRecord) {
-    this.entries.set(hash, { record, attempts: 0 });
-  }
-  async get(hash: string) {
-    return this.entries.get(hash)?.record;
-  }
-  async fail(hash: string) {
-    const entry = this.entries.get(hash);
-    if (!entry) return Number.MAX_SAFE_INTEGER;
-    return ++entry.attempts;
-  }
-  async take(hash: string) {
-    return this.entries.delete(hash);
-  }
-}
+import { MemoryTicketStore } from '../../../test/fakes/tickets.fake.js';
+import { Tickets } from './tickets.js';
 
 const codeOf = async (work: Promise<unknown>): Promise<number | undefined> =>
   work.then(
@@ -27,7 +10,7 @@ const codeOf = async (work: Promise<unknown>): Promise<number | undefined> =>
   );
 
 function setup() {
-  const store = new FakeTicketStore();
+  const store = new MemoryTicketStore();
   return { store, tickets: new Tickets(store, { ttlSeconds: 300, maxAttempts: 3 }) };
 }
 
@@ -57,10 +40,31 @@ describe('Tickets', () => {
     expect(await codeOf(tickets.open(ticket, 'elevation'))).toBe(60006);
   });
 
-  it('when codes are wrong, then 60008 each time and the ticket dies at the limit', async () => {
+  it('when attempts are made, then each counts before its code is checked and past the limit the ticket answers 60006', async () => {
     const { tickets } = setup();
     const ticket = await tickets.issue({ userId: '42', purpose: 'elevation' });
-    for (let i = 0; i < 3; i++) expect(await codeOf(tickets.reject(ticket))).toBe(60008);
-    expect(await codeOf(tickets.open(ticket, 'elevation'))).toBe(60006);
+    for (let i = 0; i < 3; i++) expect(await tickets.attempt(ticket, 'elevation')).toMatchObject({ userId: '42' });
+    expect(await codeOf(tickets.attempt(ticket, 'elevation'))).toBe(60006);
+    expect(() => tickets.reject()).toThrow(expect.objectContaining({ body: expect.objectContaining({ code: 60008 }) }));
+    // The attempts were spent, not the ticket: a right code that was let in still consumes it, once.
+    await tickets.consume(ticket);
+    expect(await codeOf(tickets.consume(ticket))).toBe(60006);
+  });
+
+  it('when attempts arrive at once, then no more than the limit get the record', async () => {
+    const { tickets } = setup();
+    const ticket = await tickets.issue({ userId: '42', purpose: 'login', loginInstanceId: 'li' });
+    const results = await Promise.all(Array.from({ length: 20 }, () => codeOf(tickets.attempt(ticket, 'login', 'li'))));
+    expect(results.filter((r) => r === undefined)).toHaveLength(3);
+    expect(results.filter((r) => r === 60006)).toHaveLength(17);
+  });
+
+  it('when an attempt names another purpose or login instance, then 60006 and the attempt still counts', async () => {
+    const { tickets } = setup();
+    const ticket = await tickets.issue({ userId: '42', purpose: 'login', loginInstanceId: 'li' });
+    expect(await codeOf(tickets.attempt(ticket, 'elevation'))).toBe(60006);
+    expect(await codeOf(tickets.attempt(ticket, 'login', 'other'))).toBe(60006);
+    expect(await tickets.attempt(ticket, 'login', 'li')).toMatchObject({ userId: '42' });
+    expect(await codeOf(tickets.attempt(ticket, 'login', 'li'))).toBe(60006);
   });
 });

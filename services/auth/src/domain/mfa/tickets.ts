@@ -11,14 +11,20 @@ export interface TicketRecord {
   loginInstanceId?: string;
   /** Login tickets: the login asked to restore a disabled or deleted account once MFA passes. */
   undelete?: boolean;
+  /** Elevation tickets: the session that asked, the only one that may use the ticket. */
+  sessionId?: string;
 }
 
 /** Where tickets live (Redis): by the hash of the ticket, with a time to live and an attempt counter. */
 export interface TicketStore {
   put(hash: string, record: TicketRecord, ttlSeconds: number): Promise<void>;
+  /** Reads without counting an attempt. */
   get(hash: string): Promise<TicketRecord | undefined>;
-  /** Counts one failed attempt; returns the attempts so far. */
-  fail(hash: string): Promise<number>;
+  /**
+   * Counts one attempt and answers the record, in one step; nothing when the ticket is unknown or
+   * its attempts were already spent (by concurrent attempts too).
+   */
+  attempt(hash: string, maxAttempts: number): Promise<TicketRecord | undefined>;
   /** Deletes the ticket; true only for the one caller that deleted it. */
   take(hash: string): Promise<boolean>;
 }
@@ -29,6 +35,12 @@ export interface TicketOptions {
 }
 
 const hashTicket = (ticket: string): string => createHash('sha256').update(ticket).digest('base64url');
+
+function matching(record: TicketRecord | undefined, purpose: TicketPurpose, loginInstanceId?: string | null): TicketRecord {
+  if (!record || record.purpose !== purpose) throw ApiError.of('MFA_INVALID_TICKET');
+  if (loginInstanceId && record.loginInstanceId !== loginInstanceId) throw ApiError.of('MFA_INVALID_TICKET');
+  return record;
+}
 
 /** Single-use, short-lived MFA tickets, stored only as hashes. */
 export class Tickets {
@@ -44,18 +56,23 @@ export class Tickets {
     return ticket;
   }
 
-  /** The live ticket of this purpose (and login instance, when given), or 60006. */
+  /** The live ticket of this purpose (and login instance, when given), or 60006; no attempt is counted. */
   async open(ticket: string, purpose: TicketPurpose, loginInstanceId?: string | null): Promise<TicketRecord> {
     const record = ticket.length <= 256 ? await this.store.get(hashTicket(ticket)) : undefined;
-    if (!record || record.purpose !== purpose) throw ApiError.of('MFA_INVALID_TICKET');
-    if (loginInstanceId && record.loginInstanceId !== loginInstanceId) throw ApiError.of('MFA_INVALID_TICKET');
-    return record;
+    return matching(record, purpose, loginInstanceId);
   }
 
-  /** A wrong code: 60008, and once the attempts run out the ticket is gone. */
-  async reject(ticket: string): Promise<never> {
-    const hash = hashTicket(ticket);
-    if ((await this.store.fail(hash)) >= this.options.maxAttempts) await this.store.take(hash);
+  /**
+   * One attempt at the ticket's code, counted before the code is checked: 60006 once the ticket's
+   * attempts are spent, whatever the code, so concurrent attempts learn nothing past the limit.
+   */
+  async attempt(ticket: string, purpose: TicketPurpose, loginInstanceId?: string | null): Promise<TicketRecord> {
+    const record = ticket.length <= 256 ? await this.store.attempt(hashTicket(ticket), this.options.maxAttempts) : undefined;
+    return matching(record, purpose, loginInstanceId);
+  }
+
+  /** A wrong code: 60008 (the attempt was counted when it began). */
+  reject(): never {
     throw ApiError.of('MFA_INVALID_CODE');
   }
 

@@ -21,7 +21,15 @@ export const invalidToken = (field: 'token' | 'ticket'): ApiError =>
 
 const keyOf = (kind: GrantKind, token: string): string => `recovery:${kind}:${digest(kind, token)}`;
 
-/** Single-use, expiring grants stored only as hashes of their tokens. */
+/** How a stored grant records the group it was issued in (the links of one mail). */
+interface Stored {
+  group?: string;
+}
+
+/**
+ * Single-use, expiring grants stored only as hashes of their tokens. Grants issued together (the
+ * links of one mail) form a group: using any of them ends all of them.
+ */
 export class Grants {
   constructor(private readonly store: OneTimeValues) {}
 
@@ -31,17 +39,40 @@ export class Grants {
     return token;
   }
 
-  /** Reads a live grant without using it up. */
+  /** Grants that end together: the tokens, in the order given. */
+  async issueGroup<T extends object>(grants: { kind: GrantKind; value: T }[]): Promise<string[]> {
+    const group = `recovery:group:${randomSecret(16)}`;
+    await this.store.put(group, '1', Math.max(...grants.map((g) => GRANT_TTL_MS[g.kind])));
+    const tokens: string[] = [];
+    for (const { kind, value } of grants) {
+      const token = randomSecret(32);
+      await this.store.put(keyOf(kind, token), JSON.stringify({ ...value, group }), GRANT_TTL_MS[kind]);
+      tokens.push(token);
+    }
+    return tokens;
+  }
+
+  /** Reads a live grant without using it up; one whose group was used is gone. */
   async peek<T>(kind: GrantKind, token: string): Promise<T | undefined> {
     if (!token || token.length > MAX_TOKEN_LENGTH) return undefined;
     const value = await this.store.get(keyOf(kind, token));
-    return value ? (JSON.parse(value) as T) : undefined;
+    const stored = value ? (JSON.parse(value) as T & Stored) : undefined;
+    if (stored?.group && !(await this.store.get(stored.group))) return undefined;
+    return stored && withoutGroup(stored);
   }
 
-  /** Uses a grant up: of two concurrent takers only one gets it. */
+  /** Uses a grant up (and its group): of two concurrent takers only one gets it. */
   async take<T>(kind: GrantKind, token: string): Promise<T | undefined> {
     if (!token || token.length > MAX_TOKEN_LENGTH) return undefined;
-    const value = await this.store.take(keyOf(kind, token));
-    return value ? (JSON.parse(value) as T) : undefined;
+    const key = keyOf(kind, token);
+    const value = await this.store.get(key);
+    const group = value ? (JSON.parse(value) as Stored).group : undefined;
+    const taken = group ? await this.store.takeFromGroup(key, group) : await this.store.take(key);
+    return taken ? withoutGroup(JSON.parse(taken) as T & Stored) : undefined;
   }
+}
+
+function withoutGroup<T>(stored: T & Stored): T {
+  const { group: _group, ...value } = stored;
+  return value as T;
 }

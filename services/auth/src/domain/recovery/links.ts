@@ -10,4 +10,6 @@ export class RecoveryLinks {
   oneTimeLogin = (ticket: string): string => `${this.base}/login/one-time?ticket=${ticket}`;
   authorizeIp = (token: string): string => `${this.base}/authorize-ip#token=${token}`;
   revert = (token: string): string => `${this.base}/wasntme/${token}`;
+  /** The account settings, where the password is changed and signed-in devices are listed. */
+  account = (): string => `${this.base}/settings/account`;
 }

@@ -1,7 +1,10 @@
 import { ApiError, type Logger } from '@kith/platform';
 import { emailChangedMail, passwordResetMail, type RenderedMail } from '../../delivery/mail.templates.js';
 import { duplicateError } from '../accounts.service.js';
-import type { CodeFactor, MfaService } from '../mfa/mfa.service.js';
+import type { SmsCodeCheck } from '../mfa/elevation.js';
+import { SecondFactors, type OfferedFactors } from '../mfa/factors.js';
+import type { MfaService } from '../mfa/mfa.service.js';
+import type { WebAuthn } from '../mfa/webauthn.js';
 import { endSessions, rotateSessions } from '../mfa/session-rotation.js';
 import type { Tickets } from '../mfa/tickets.js';
 import type { PasswordHasher } from '../passwords.js';
@@ -12,6 +15,7 @@ import type { SessionRequest, SessionsService } from '../sessions.service.js';
 import { invalidToken, type Grants } from './grants.js';
 import type { RecoveryLinks } from './links.js';
 import type { LoginLocations } from './locations.js';
+import type { LoginLimits } from '../login-limits.js';
 import { type MailSender, DuplicateUserError, type UserRow, type UsersPort } from '../ports.js';
 import type { RecoveryStorePort } from './ports.js';
 
@@ -26,19 +30,24 @@ export interface ResetInput {
 }
 
 /** The answer of a reset that needs the second factor first: nothing has changed yet. */
-export interface ResetMfaRequired {
+export interface ResetMfaRequired extends OfferedFactors {
   user_id: string;
   ticket: string;
   mfa: true;
-  totp: boolean;
-  sms: boolean;
-  backup: boolean;
-  webauthn: string | null;
 }
 
+/** A mailed reset or one-time login grant: its user, and the password it was issued under. */
 interface UserGrant {
   userId: string;
+  /** A digest of the password hash at issue: any password change since ends the grant. */
+  stamp: string;
 }
+
+const passwordStamp = (user: Pick<UserRow, 'id' | 'password_hash'>): string => digest('password-stamp', user.id, user.password_hash ?? '');
+
+/** The grant's user, if the grant still holds for them (same password as when it was mailed). */
+const holderOf = (grant: UserGrant | undefined, user: UserRow | undefined): UserRow | undefined =>
+  grant && user && grant.stamp === passwordStamp(user) ? user : undefined;
 
 /** A revert grant is bound to its user and to the address the change took away. */
 interface RevertGrant {
@@ -54,9 +63,14 @@ export interface RecoveryPorts {
   sessions: SessionsService;
   mfa: MfaService;
   tickets: Tickets;
+  /** SMS codes for the reset's ticket (`POST /auth/mfa/sms/send`) and security keys: offered as login offers them. */
+  smsCodes?: SmsCodeCheck;
+  webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>;
   mailer: MailSender;
   links: RecoveryLinks;
   locations: Pick<LoginLocations, 'record'>;
+  /** Lifts strangers' login lockouts once the owner reset the password. */
+  lockouts?: Pick<LoginLimits, 'forgive'>;
   log: Logger;
   /** Reset by phone: the code Forgot Password texts, and the phone token verifying it earns. */
   phones: Pick<PhoneVerificationService, 'sendCode' | 'phoneOf' | 'take'>;
@@ -71,12 +85,13 @@ interface ResetTarget {
   spend(): Promise<boolean>;
 }
 
-/** The factors a reset accepts, as `POST /auth/mfa/{type}` does. */
-const RESET_FACTORS: Record<string, CodeFactor | undefined> = { totp: 'totp', backup: 'backup' };
-
 /** Forgot and reset password, one-time login, and reverting an email change. */
 export class RecoveryService {
-  constructor(private readonly ports: RecoveryPorts) {}
+  private readonly factors: SecondFactors;
+
+  constructor(private readonly ports: RecoveryPorts) {
+    this.factors = new SecondFactors({ mfa: ports.mfa, sms: ports.smsCodes, webauthn: ports.webauthn });
+  }
 
   /**
    * Mails the reset link (and, without MFA, a one-time login link) to an existing account. The
@@ -112,7 +127,7 @@ export class RecoveryService {
    * `method`, `ticket` and `code` completes it. Every other session ends.
    */
   async reset(input: ResetInput, request: SessionRequest): Promise<ResetMfaRequired | { token: string; revoked: string[] }> {
-    const { tickets, mfa, passwords, store, sessions } = this.ports;
+    const { tickets, passwords, store, sessions } = this.ports;
     const target = await this.resetTarget(input.token);
     if (!target || target.user.deleted_at) throw invalidToken('token');
     const { user } = target;
@@ -120,12 +135,11 @@ export class RecoveryService {
     if (user.mfa_enabled) {
       if (!input.ticket || !input.code) {
         const ticket = await tickets.issue({ userId: user.id, purpose: 'reset', loginInstanceId: bound });
-        return { user_id: user.id, ticket, mfa: true, totp: true, sms: false, backup: true, webauthn: null };
+        return { user_id: user.id, ticket, mfa: true, ...(await this.factors.offered(user, ticket)) };
       }
-      const record = await tickets.open(input.ticket, 'reset', bound);
+      const record = await tickets.attempt(input.ticket, 'reset', bound);
       if (record.userId !== user.id) throw ApiError.of('MFA_INVALID_TICKET');
-      const factor = RESET_FACTORS[input.method ?? 'totp'];
-      if (!factor || !(await mfa.verify(user, factor, input.code))) await tickets.reject(input.ticket);
+      if (!(await this.factors.proves(user, input.method ?? 'totp', input.ticket, input.code))) tickets.reject();
       await tickets.consume(input.ticket);
     }
     const passwordHash = await passwords.hash(input.password);
@@ -133,6 +147,7 @@ export class RecoveryService {
     await store.setPassword(user.id, passwordHash);
     const rotated = await rotateSessions(sessions, user.id, request);
     await this.ports.locations.record(user.id, request.clientIp);
+    await this.ports.lockouts?.forgive(user, request.clientIp);
     return rotated;
   }
 
@@ -141,7 +156,7 @@ export class RecoveryService {
     const { grants, users, phones } = this.ports;
     const grant = await grants.peek<UserGrant>('reset', token);
     if (grant) {
-      const user = await users.findById(grant.userId);
+      const user = holderOf(grant, await users.findById(grant.userId));
       return user && { user, spend: async () => (await grants.take<UserGrant>('reset', token)) !== undefined };
     }
     const phone = await phones.phoneOf(token);
@@ -150,10 +165,13 @@ export class RecoveryService {
     return user && { user, spend: async () => (await phones.take(token)) === user.phone };
   }
 
-  /** Spends a one-time login ticket for a new session; an account that enabled MFA since is refused. */
+  /**
+   * Spends a one-time login ticket for a new session (and its mail's reset link with it); an
+   * account that enabled MFA or changed its password since is refused.
+   */
   async oneTimeLogin(ticket: string, request: SessionRequest): Promise<{ token: string }> {
     const grant = await this.ports.grants.take<UserGrant>('one-time-login', ticket);
-    const user = grant ? await this.ports.users.findById(grant.userId) : undefined;
+    const user = holderOf(grant, grant && (await this.ports.users.findById(grant.userId)));
     if (!user || user.mfa_enabled || user.deleted_at || user.disabled_at) throw invalidToken('ticket');
     const { token } = await this.ports.sessions.create(user.id, request);
     await this.ports.locations.record(user.id, request.clientIp);
@@ -193,10 +211,14 @@ export class RecoveryService {
 
   private async resetMail(user: UserRow): Promise<RenderedMail> {
     const { grants, links } = this.ports;
-    const mail = passwordResetMail(user.username, links.reset(await grants.issue<UserGrant>('reset', { userId: user.id })));
-    if (user.mfa_enabled) return mail;
-    const ticket = await grants.issue<UserGrant>('one-time-login', { userId: user.id });
-    return withOneTimeLogin(mail, links.oneTimeLogin(ticket));
+    const value: UserGrant = { userId: user.id, stamp: passwordStamp(user) };
+    if (user.mfa_enabled) return passwordResetMail(user.username, links.reset(await grants.issue('reset', value)));
+    // One mail's links end together: using either ends the other.
+    const [reset, ticket] = await grants.issueGroup([
+      { kind: 'reset', value },
+      { kind: 'one-time-login', value },
+    ]);
+    return withOneTimeLogin(passwordResetMail(user.username, links.reset(reset!)), links.oneTimeLogin(ticket!));
   }
 }
 

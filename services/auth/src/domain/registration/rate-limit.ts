@@ -23,13 +23,16 @@ export class RateLimitedError extends Error {
   }
 }
 
+/** Where a rule's counter for one subject lives; subjects (logins, addresses) are kept only as hashes. */
+export const rateKey = (rule: Pick<RateRule, 'name'>, subject: string): string =>
+  `rl:${rule.name}:${createHash('sha256').update(subject).digest('base64url').slice(0, 22)}`;
+
 export class RateLimiter {
   constructor(private readonly windows: Pick<Windows, 'hit'>) {}
 
   /** Counts one use of `rule` by `subject`; throws RateLimitedError once the window's limit is spent. */
   async consume(rule: RateRule, subject: string): Promise<void> {
-    const subjectHash = createHash('sha256').update(subject).digest('base64url').slice(0, 22);
-    const { count, resetAfterMs } = await this.windows.hit(`rl:${rule.name}:${subjectHash}`, rule.windowMs);
+    const { count, resetAfterMs } = await this.windows.hit(rateKey(rule, subject), rule.windowMs);
     if (count > rule.limit) throw new RateLimitedError(rule, resetAfterMs);
   }
 }
