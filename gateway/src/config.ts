@@ -63,6 +63,26 @@ export const gatewayConfigSchema = z.object({
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Connections the edge keeps to each service at most. */
   UPSTREAM_CONNECTIONS: z.coerce.number().int().positive().default(64),
+  /**
+   * Requests one client (address) may have in flight to the services at once; more wait their
+   * turn. No client holds more than this many connections of a service's pool, whatever it does.
+   */
+  UPSTREAM_PER_CLIENT: z.coerce.number().int().positive().default(8),
+  /** Requests of one client that may wait for a slot; beyond that it is answered 503. */
+  UPSTREAM_CLIENT_QUEUE: z.coerce.number().int().positive().default(512),
+  /**
+   * Bodies up to this size are read in full at the edge before a connection to the service is
+   * taken, so a client that sends one slowly holds nothing of the service's. Larger ones stream.
+   */
+  BODY_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** A request body that sends nothing for this long is answered 408 (Node's own limit is 300 s). */
+  BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** A body read in full at the edge must be complete within this. */
+  BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Request bodies above this are refused with 413 before they are forwarded. */
   MAX_BODY_BYTES: z.coerce
     .number()

@@ -26,6 +26,9 @@ export const SYSTEM_ENV = {
   LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   // Every test logs in from 127.0.0.1; the per-address failure limit has tests of its own.
   LOGIN_FAILURES_PER_IP: '100000',
+  // Every test is one client (127.0.0.1) to the edge, and races must reach the services at once;
+  // the per-client share of a service's connections has tests of its own (gateway integration).
+  UPSTREAM_PER_CLIENT: '64',
 };
 
 /** The whole system as `npm start` starts it, on its own ports and databases (see system.ts). */

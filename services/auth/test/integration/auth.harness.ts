@@ -1,5 +1,5 @@
 import { createClient, createDatabase, databaseUrl, type Identity, type Kysely, type ServiceClient } from '@kith/platform';
-import { testKeys, testSigner, unique, type TestStores, testDbPrefix } from '@kith/platform/testing';
+import { testDbPrefix, testKeys, testSigner, unique, type TestStores } from '@kith/platform/testing';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { expect, inject } from 'vitest';
 import { startAuth } from '../../src/app.js';
@@ -12,10 +12,7 @@ declare module 'vitest' {
   }
 }
 
-/**
- * Every test file's auth instance shares one database; each test makes its own users. Checkouts
- * sharing one PostgreSQL (whose branches add different migrations) each set their own prefix.
- */
+/** Every test file's auth instance shares one database; each test makes its own users. */
 export const DB_PREFIX = testDbPrefix();
 export const PASSWORD = 'correct horse battery staple';
 

@@ -1,33 +1,9 @@
 import { channelView, type ChannelData, type ContractUser } from '@kith/platform';
-import type { ChannelRow } from '../store/access.store.js';
 import type { Overwrite } from './permissions.js';
+import type { ChannelRecord, StoredForumTag, StoredReaction, StoredThreadMetadata } from './records.js';
 
-/** What the rows' JSON columns hold (written by this service in the platform's JSON names). */
-interface StoredThreadMetadata {
-  archived: boolean;
-  auto_archive_duration: number;
-  archive_timestamp: string;
-  locked: boolean;
-  invitable?: boolean;
-  create_timestamp: string;
-}
-
-interface StoredTag {
-  id: string;
-  name: string;
-  moderated?: boolean;
-  emoji_id?: string | null;
-  emoji_name?: string | null;
-}
-
-interface StoredReaction {
-  emoji_id?: string | null;
-  emoji_name?: string | null;
-}
-
-function threadMetadata(stored: unknown): ChannelData['threadMetadata'] {
-  if (!stored) return undefined;
-  const m = stored as StoredThreadMetadata;
+function threadMetadata(m: StoredThreadMetadata | null): ChannelData['threadMetadata'] {
+  if (!m) return undefined;
   return {
     archived: m.archived,
     autoArchiveDuration: m.auto_archive_duration,
@@ -38,8 +14,8 @@ function threadMetadata(stored: unknown): ChannelData['threadMetadata'] {
   };
 }
 
-const tags = (stored: unknown): ChannelData['availableTags'] =>
-  ((stored as StoredTag[] | null) ?? []).map((t) => ({
+const tags = (stored: StoredForumTag[] | null): ChannelData['availableTags'] =>
+  (stored ?? []).map((t) => ({
     id: t.id,
     name: t.name,
     moderated: t.moderated ?? false,
@@ -47,9 +23,8 @@ const tags = (stored: unknown): ChannelData['availableTags'] =>
     emojiName: t.emoji_name ?? undefined,
   }));
 
-function reaction(stored: unknown): ChannelData['defaultReactionEmoji'] {
-  if (!stored) return undefined;
-  const r = stored as StoredReaction;
+function reaction(r: StoredReaction | null): ChannelData['defaultReactionEmoji'] {
+  if (!r) return undefined;
   return { emojiId: r.emoji_id ?? undefined, emojiName: r.emoji_name ?? undefined };
 }
 
@@ -58,7 +33,7 @@ function reaction(stored: unknown): ChannelData['defaultReactionEmoji'] {
  * (`participantIds`, in the order they joined) with the users auth knows of them.
  */
 export function toChannel(
-  row: ChannelRow,
+  row: ChannelRecord,
   overwrites: readonly Overwrite[] = [],
   participantIds: readonly string[] = [],
   users: ReadonlyMap<string, ContractUser> = new Map(),
@@ -97,4 +72,4 @@ export function toChannel(
 }
 
 /** A guild channel or thread as the platform renders it (threads and categories take no overwrites). */
-export const renderChannel = (row: ChannelRow, overwrites: readonly Overwrite[] = []) => channelView(toChannel(row, overwrites));
+export const renderChannel = (row: ChannelRecord, overwrites: readonly Overwrite[] = []) => channelView(toChannel(row, overwrites));

@@ -8,15 +8,13 @@ import {
   type MemberData,
   type RoleData,
 } from '@kith/platform';
-import type { GuildRow } from '../store/guilds.store.js';
-import type { MemberRow, BanRow } from '../store/members.store.js';
-import type { RoleRow } from '../store/roles.store.js';
+import type { BanRecord, GuildRecord, MemberRecord, RoleRecord } from './records.js';
 
 /** The platform's cap on a guild's members. */
 export const MAX_MEMBERS = 500_000;
 
 /** A role as the contract carries it; permissions as a decimal string. */
-export function toRole(role: RoleRow): RoleData {
+export function toRole(role: RoleRecord): RoleData {
   return {
     id: role.id,
     name: role.name,
@@ -36,7 +34,7 @@ export function toRole(role: RoleRow): RoleData {
  * The guild as the contract carries it, with its roles. Presence lives in realtime, which this
  * service does not ask: the presence count is a lower bound of 0 until presence is wired in.
  */
-export function toGuild(guild: GuildRow, roles: readonly RoleRow[]): GuildData {
+export function toGuild(guild: GuildRecord, roles: readonly RoleRecord[]): GuildData {
   return {
     id: guild.id,
     name: guild.name,
@@ -70,7 +68,7 @@ export function toGuild(guild: GuildRow, roles: readonly RoleRow[]): GuildData {
 }
 
 /** A member as the contract carries it; `user` where the member is shown. */
-export function toMember(member: MemberRow, user?: ContractUser): MemberData {
+export function toMember(member: MemberRecord, user?: ContractUser): MemberData {
   return {
     userId: member.user_id,
     nick: member.nick ?? '',
@@ -88,17 +86,17 @@ export function toMember(member: MemberRow, user?: ContractUser): MemberData {
   };
 }
 
-export const renderRole = (role: RoleRow) => roleView(toRole(role));
+export const renderRole = (role: RoleRecord) => roleView(toRole(role));
 
 /** The platform's guild object (what GET /guilds/{id} answers), with its roles. */
-export const renderGuild = (guild: GuildRow, roles: readonly RoleRow[], withCounts = false) =>
+export const renderGuild = (guild: GuildRecord, roles: readonly RoleRecord[], withCounts = false) =>
   guildView(toGuild(guild, roles), { withCounts });
 
 /** The platform's guild member object, with the user embedded (undefined: a deleted account). */
-export const renderMember = (member: MemberRow, user: ContractUser | undefined) => memberView(toMember(member, user));
+export const renderMember = (member: MemberRecord, user: ContractUser | undefined) => memberView(toMember(member, user));
 
 /** An entry of GET /users/@me/guilds: the partial guild with the caller's `owner` and `permissions`. */
-export function renderUserGuild(guild: GuildRow, userId: string, permissions: bigint, withCounts: boolean): Record<string, unknown> {
+export function renderUserGuild(guild: GuildRecord, userId: string, permissions: bigint, withCounts: boolean): Record<string, unknown> {
   return {
     id: guild.id,
     name: guild.name,
@@ -111,4 +109,4 @@ export function renderUserGuild(guild: GuildRow, userId: string, permissions: bi
   };
 }
 
-export const renderBan = (ban: BanRow, user: ContractUser | undefined) => ({ user: userView(ban.user_id, user), reason: ban.reason });
+export const renderBan = (ban: BanRecord, user: ContractUser | undefined) => ({ user: userView(ban.user_id, user), reason: ban.reason });

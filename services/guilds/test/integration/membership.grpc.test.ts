@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelView, guildCreateView, guildView } from '@kith/platform';
 import type { GuildCreate } from '@kith/proto/guilds/v1/guilds';
-import { ChannelType } from '../../src/store/access.store.js';
+import { ChannelType } from '../../src/domain/records.js';
 import { Permission } from '../../src/domain/permissions.js';
 import {
   api,

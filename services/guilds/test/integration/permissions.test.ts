@@ -2,7 +2,7 @@ import { credentials, Client, Metadata, status, type ServiceError } from '@grpc/
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, createDatabase, databaseUrl, SnowflakeGenerator, type Kysely, type ServiceClient } from '@kith/platform';
-import { testKeys, testDbPrefix } from '@kith/platform/testing';
+import { testDbPrefix, testKeys } from '@kith/platform/testing';
 import {
   CheckPermissionsRequestSchema,
   CheckPermissionsResponseSchema,
