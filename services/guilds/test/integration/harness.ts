@@ -9,6 +9,7 @@ import {
   type ServiceClient,
 } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { testDbPrefix } from '@kith/platform/testing';
 import {
   call,
   login,
