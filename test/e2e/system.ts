@@ -13,7 +13,14 @@ export interface RunningSystem {
  * ports shifted by `portOffset` and databases `<dbPrefix>_<service>` (Redis keys follow the prefix),
  * with `env` on top of this process's environment.
  */
-export async function startSystem(opts: { portOffset: number; dbPrefix: string; env: Record<string, string> }): Promise<RunningSystem> {
+export async function startSystem(opts: {
+  portOffset: number;
+  dbPrefix: string;
+  env: Record<string, string>;
+  /** How long the whole system may take to come up. */
+  timeoutMs?: number;
+}): Promise<RunningSystem> {
+  const timeoutMs = opts.timeoutMs ?? 90_000;
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
@@ -22,7 +29,7 @@ export async function startSystem(opts: { portOffset: number; dbPrefix: string; 
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`system did not start within 90 s:\n${output}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`system did not start within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Kith is up: (\S+)/.exec(output);

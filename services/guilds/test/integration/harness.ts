@@ -9,6 +9,7 @@ import {
   type ServiceClient,
 } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { testDbPrefix } from '@kith/platform/testing';
 import {
   call,
   login,
@@ -24,7 +25,6 @@ import {
 import { startGuilds, type RunningGuilds } from '../../src/app.js';
 import { guildsConfigSchema } from '../../src/config.js';
 import type { GuildsDatabase } from '../../src/store/schema.js';
-import { testDbPrefix } from '@kith/platform/testing';
 
 export { stopAll, type Answer, type AuthUnderTest };
 

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { testDbPrefix } from '@kith/platform/testing';
 import { call, startTestGateway } from '../../../../gateway/test/integration/harness.js';
 import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
 import { guildsConfigSchema } from '../../../guilds/src/config.js';
 import { GatewayClient } from './gateway.client.js';
 import { newUser, publishEvent, startStack, startTestRealtime, stopAll, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
-import { testDbPrefix } from '@kith/platform/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
@@ -20,7 +20,7 @@ let realtime: RealtimeUnderTest;
 
 beforeAll(async () => {
   stack = await startStack();
-  // The real guilds service in this process, on its own database (kith_test_rt_guilds), its
+  // The real guilds service in this process, on its own database (<testDbPrefix('rt')>_guilds), its
   // events going through its outbox to the same stream realtime reads.
   guilds = await startGuilds(
     guildsConfigSchema.parse({
