@@ -17,6 +17,14 @@ export interface ModifyUserInput {
 const PASSWORD_REQUIRED = { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
 const PASSWORD_WRONG = { code: 'PASSWORD_DOES_NOT_MATCH', message: 'Password does not match.' };
 
+const PASSWORD_BAD_LENGTH = { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 8 and 72 in length.' };
+
+/** A password being set (a claim's `password` is not checked by the form's new-password rule). */
+function checkNewPassword(password: string): void {
+  const length = [...password].length;
+  if (length < 8 || length > 72) throw ApiError.form({ password: PASSWORD_BAD_LENGTH });
+}
+
 const sameIgnoringCase = (a: string | null, b: string | undefined): boolean => b === undefined || a?.toLowerCase() === b.toLowerCase();
 
 /** `PATCH /users/@me`, disabling and scheduling deletion: the password and, where due, elevation. */
@@ -33,14 +41,20 @@ export class AccountChangesService {
     private readonly emailChanged?: (before: UserRow) => Promise<void>,
   ) {}
 
-  /** Username, email and password changes need the current password; email and password also elevation. */
+  /**
+   * Username, email and password changes need the current password; email and password also
+   * elevation. An account without a password (unclaimed) has none to give: its `password` sets one.
+   */
   async modify(userId: string, input: ModifyUserInput, proof: ElevationProof, request: SessionRequest) {
     const user = await this.user(userId);
+    const claiming = user.password_hash === null;
     const newUsername = input.username !== undefined && input.username !== user.username;
     const newEmail = input.email !== undefined && input.email !== user.email;
-    const newPassword = input.new_password !== undefined;
+    const passwordToSet = claiming ? (input.new_password ?? input.password) : input.new_password;
+    const newPassword = passwordToSet !== undefined;
     if (newEmail || newPassword) await this.guard.require(userId, proof);
-    if (newUsername || newEmail || newPassword) await this.checkPassword(user, input.password);
+    if ((newUsername || newEmail || newPassword) && !claiming) await this.checkPassword(user, input.password);
+    if (passwordToSet !== undefined) checkNewPassword(passwordToSet);
     const taken = await this.users.taken({
       ...(sameIgnoringCase(user.username, input.username) ? {} : { username: input.username }),
       ...(sameIgnoringCase(user.email, input.email) ? {} : { email: input.email }),
@@ -50,7 +64,7 @@ export class AccountChangesService {
       ...(newUsername ? { username: input.username } : {}),
       ...(input.global_name !== undefined ? { global_name: input.global_name } : {}),
       ...(newEmail ? { email: input.email } : {}),
-      ...(newPassword ? { password_hash: await this.passwords.hash(input.new_password!) } : {}),
+      ...(passwordToSet !== undefined ? { password_hash: await this.passwords.hash(passwordToSet) } : {}),
     };
     const updated = Object.keys(patch).length ? await this.update(userId, patch) : user;
     if (newEmail) await this.emailChanged?.(user);

@@ -33,7 +33,9 @@ export const registerBody = z
     email: email.optional(),
     /** From POST /phone-verifications/verify: registers a phone account, the email then optional. */
     phone_token: z.string().min(1).max(256).optional(),
-    password,
+    // Without email, phone_token and password the account is unclaimed: its token is its only key
+    // until the owner sets an email and a password (PATCH /users/@me).
+    password: password.optional(),
     date_of_birth: dateOfBirth.optional(),
     consent: z.boolean().optional(),
     promotional_email_opt_in: z.boolean().optional(),
@@ -45,11 +47,6 @@ export const registerBody = z
   // `when` makes the check run even when other fields failed, so every problem is listed at once.
   .refine((body: { username?: unknown; global_name?: unknown }) => body.username !== undefined || Boolean(body.global_name), {
     path: ['username'],
-    params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
-    when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
-  })
-  .refine((body: { email?: unknown; phone_token?: unknown }) => body.email !== undefined || body.phone_token !== undefined, {
-    path: ['email'],
     params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
     when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
   });

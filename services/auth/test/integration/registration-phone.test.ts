@@ -96,12 +96,6 @@ describe('phone registration through the loopback SMS provider', () => {
       phone_token: 'PHONE_TOKEN_INVALID',
     });
   });
-
-  it('when neither email nor phone_token is given, then 400 50035 BASE_TYPE_REQUIRED on email', async () => {
-    expectFormError(await auth.request('POST', '/auth/register', { body: registration({ email: undefined }) }), {
-      email: 'BASE_TYPE_REQUIRED',
-    });
-  });
 });
 
 describe('POST /auth/register/phone', () => {

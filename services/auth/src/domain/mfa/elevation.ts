@@ -46,12 +46,17 @@ export class ElevationGuard {
   async require(userId: string, proof: ElevationProof): Promise<void> {
     const { sessionId } = proof;
     if (sessionId) for (const token of [...proof.headers, proof.cookie]) if (this.tokens.verify(token, userId, sessionId)) return;
-    throw await this.required(userId, sessionId);
+    const refusal = await this.refusal(userId, sessionId);
+    if (refusal) throw refusal;
   }
 
-  /** The 60003 error for this user, with a ticket only the asking session may use. */
-  async required(userId: string, sessionId: string | undefined): Promise<ApiError> {
+  /**
+   * The 60003 error for this user, with a ticket only the asking session may use; nothing for an
+   * account with neither a password nor MFA (unclaimed): its session is the only proof there is.
+   */
+  private async refusal(userId: string, sessionId: string | undefined): Promise<ApiError | undefined> {
     const user = await this.mfa.user(userId);
+    if (user.password_hash === null && !user.mfa_enabled) return undefined;
     const ticket = await this.tickets.issue({ userId, purpose: 'elevation', ...(sessionId ? { sessionId } : {}) });
     const challenge = await this.webauthn?.requestOptions(user, ticket);
     const methods: MfaMethod[] = challenge ? [{ type: 'webauthn', challenge }, ...methodsOf(user)] : methodsOf(user);

@@ -68,6 +68,8 @@ function setup() {
   );
   const users = new Map<string, UserRow>([
     ['1', { id: '1', mfa_enabled: false, password_hash: 'pw', locale: 'en-US', theme: 'dark' } as UserRow],
+    // Unclaimed: no password, no MFA.
+    ['2', { id: '2', mfa_enabled: false, password_hash: null, locale: 'en-US', theme: 'dark' } as UserRow],
   ]);
   const store = new FakeMfaStore(users);
   const used = new Set<string>();
@@ -184,6 +186,11 @@ describe('ElevationGuard', () => {
     expect(await codeOf(guard.finish('1', 'sa', { ticket, mfa_type: 'totp', data: '123456' }))).toBe(60008);
     expect(tokens.verify(await guard.finish('1', 'sa', { ticket, mfa_type: 'password', data: 'pw' }), '1', 'sa')).toBe(true);
     expect(await codeOf(guard.finish('1', 'sa', { ticket, mfa_type: 'password', data: 'pw' }))).toBe(60006);
+  });
+
+  it('when the account has neither a password nor MFA (unclaimed), then its session alone passes', async () => {
+    const { guard } = setup();
+    await expect(guard.require('2', { headers: [], sessionId: 'sa' })).resolves.toBeUndefined();
   });
 
   it('when another session of the user brings the ticket, then 60006 and nothing is checked', async () => {
