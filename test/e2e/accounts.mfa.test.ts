@@ -129,7 +129,7 @@ describe('password reset through the gateway', () => {
   beforeAll(() => {
     // The e2e system mails into its log (no SMTP server), so the mailed reset link is not reachable
     // from here: the test issues the grant the forgot request mailed with auth's own code, into
-    // auth's Redis under the stack's prefix (scripts/processes.mjs), exactly as that request stores it.
+    // auth's Redis under the prefix the system gave it (scripts/processes.mjs), exactly as that request stores it.
     redis = createRedis(inject('stores').REDIS_URL, `${inject('dbPrefix')}:auth:`);
   });
 

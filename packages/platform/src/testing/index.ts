@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { ContractUser } from '../users.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
+export { testDbPrefix } from './db-prefix.js';
 
 /** A throwaway Ed25519 pair for the internal identity tokens of one test file. */
 export function testKeys(): { publicKey: string; privateKey: string } {
@@ -38,7 +39,7 @@ export const contractUser = (id: string, username: string, extra: Partial<Contra
   bot: false,
   ...extra,
 });
-export { OTLP_SPAN_KIND, startOtlpCollector, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
+export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
 
 /** The platform error code a call fails with, or 'ok'; anything but an ApiError is rethrown (the test fails). */
 export async function errorCodeOf(promise: Promise<unknown>): Promise<number | 'ok'> {

@@ -8,6 +8,7 @@ import {
   type Kysely,
   type ServiceClient,
 } from '@kith/platform';
+import { testDbPrefix } from '@kith/platform/testing';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
   call,
@@ -32,7 +33,7 @@ export { stopAll, type Answer, type AuthUnderTest };
 export type Body = any;
 
 /** The guilds service's test database: `<DB_PREFIX>_guilds`. */
-const DB_PREFIX = 'kith_test';
+const DB_PREFIX = testDbPrefix();
 export const GUILDS_DATABASE = `${DB_PREFIX}_guilds`;
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
+import { testDbPrefix } from '@kith/platform/testing';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { call, startTestGateway } from '../../../../gateway/test/integration/harness.js';
 import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
@@ -26,7 +27,7 @@ beforeAll(async () => {
       ...stack.under.stores,
       HTTP_PORT: '0',
       GRPC_PORT: '0',
-      DB_PREFIX: 'kith_test_rt',
+      DB_PREFIX: testDbPrefix('rt'),
       LOG_LEVEL: 'silent',
       INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
       AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
