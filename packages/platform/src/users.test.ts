@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deletedUserView, partialUserView } from './users.js';
+import { currentUserView, deletedUserView, partialUserView } from './users.js';
 
 describe('partialUserView', () => {
   it('when auth sends a user, then every field of the platform user object is there, flags as the public flags', () => {
@@ -39,5 +39,32 @@ describe('partialUserView', () => {
       Object.keys(partialUserView({ id: '1', username: 'x', discriminator: '0', publicFlags: 0n, bot: false })).sort(),
     );
     expect(view).toMatchObject({ id: '9', username: 'deleted_user', global_name: 'Deleted User', avatar: null });
+  });
+});
+
+describe('currentUserView', () => {
+  const me = {
+    id: '1',
+    username: 'ana',
+    discriminator: '0',
+    globalName: 'Ana',
+    publicFlags: 64n,
+    bot: false,
+    bio: '',
+    locale: 'en-US',
+    theme: 'dark',
+    mfaEnabled: true,
+    email: 'ana@example.com',
+    verified: true,
+    flags: '1048640',
+    premiumType: 0,
+    authenticatorTypes: [2],
+  };
+
+  it('when the user reads themself, then the public part is partialUserView’s and the private fields are added, all flags included', () => {
+    const view = currentUserView(me);
+    const { flags: _public, ...publicPart } = partialUserView(me);
+    expect(view).toMatchObject({ ...publicPart, bot: false, flags: 1048640, public_flags: 64, email: 'ana@example.com', phone: null });
+    expect(view).toMatchObject({ mfa_enabled: true, authenticator_types: [2], nsfw_allowed: null, premium_type: 0, clan: null });
   });
 });

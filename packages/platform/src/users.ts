@@ -1,18 +1,11 @@
+import type { CurrentUser, PartialUser } from '@kith/proto/auth/v1/auth';
+import type { Plain } from './views/plain.js';
+
 /**
  * The one rendering of another user, as every service answers it (the platform's user object,
- * `UserResponse` in its OpenAPI description). Services get users from auth's `GetUsers`
- * (`auth.v1.PartialUser`); this takes that message structurally, so the platform package needs no
- * generated code.
+ * `UserResponse` in its OpenAPI description), from the user auth's `GetUsers` answers.
  */
-export interface ContractUser {
-  id: string;
-  username: string;
-  discriminator: string;
-  globalName?: string | undefined;
-  avatar?: string | undefined;
-  publicFlags: bigint;
-  bot: boolean;
-}
+export type ContractUser = Plain<PartialUser>;
 
 export interface PartialUserView {
   id: string;
@@ -58,4 +51,32 @@ export function deletedUserView(id: string): PartialUserView {
 /** A user by id as auth answered it (undefined: auth no longer knows them). */
 export function userView(id: string, user: ContractUser | undefined): PartialUserView {
   return user ? partialUserView(user) : deletedUserView(id);
+}
+
+/** The user's own object, as auth's GetCurrentUser answers it. */
+export type CurrentUserData = Plain<CurrentUser>;
+
+/**
+ * The user's own (private) object: what GET /users/@me answers, USER_UPDATE carries and READY
+ * starts with. The public part is partialUserView's; `flags` here are all of them.
+ */
+export function currentUserView(u: CurrentUserData) {
+  return {
+    ...partialUserView(u),
+    bot: u.bot,
+    banner_color: null,
+    bio: u.bio,
+    clan: null,
+    locale: u.locale,
+    nsfw_allowed: u.nsfwAllowed ?? null,
+    mfa_enabled: u.mfaEnabled,
+    authenticator_types: u.authenticatorTypes,
+    premium_type: u.premiumType,
+    premium_usage_flags: 0,
+    purchased_flags: 0,
+    email: u.email ?? null,
+    verified: u.verified,
+    phone: u.phone ?? null,
+    flags: Number(u.flags),
+  };
 }

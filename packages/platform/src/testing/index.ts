@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { IdentitySigner, type Identity } from '../identity.js';
+import { ApiError } from '../errors.js';
 import type { ContractUser } from '../users.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
@@ -39,3 +40,14 @@ export const contractUser = (id: string, username: string, extra: Partial<Contra
   ...extra,
 });
 export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
+
+/** The platform error code a call fails with, or 'ok'; anything but an ApiError is rethrown (the test fails). */
+export async function errorCodeOf(promise: Promise<unknown>): Promise<number | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (err) {
+    if (err instanceof ApiError) return err.body.code;
+    throw err;
+  }
+}

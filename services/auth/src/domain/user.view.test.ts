@@ -50,6 +50,7 @@ const row = (overrides: Partial<UserRow> = {}): UserRow =>
 describe('partialUser and privateUser', () => {
   it('when a user is shown publicly, then no private field and no credential appears', () => {
     const view = partialUser(row());
+    // The platform's one rendering of a user: `flags` of another user are their public flags.
     expect(view).toEqual({
       id: '175928847299117063',
       username: 'alice',
@@ -57,14 +58,18 @@ describe('partialUser and privateUser', () => {
       global_name: 'Alice',
       avatar: null,
       avatar_decoration_data: null,
+      collectibles: null,
+      primary_guild: null,
       public_flags: 64,
-      bot: undefined,
+      flags: 64,
+      banner: null,
+      accent_color: null,
     });
   });
 
   it('when the user reads themself, then email and flags appear but never the password hash', () => {
     const view = privateUser(row({ flags: '4' }));
-    expect(view).toMatchObject({ email: 'alice@example.com', flags: 4, bot: false, locale: 'en-US', verified: false });
+    expect(view).toMatchObject({ email: 'alice@example.com', flags: 4, public_flags: 64, bot: false, locale: 'en-US', verified: false });
     expect(JSON.stringify(view)).not.toContain('argon2');
   });
 

@@ -1,48 +1,47 @@
-import type { UserRow } from './ports.js';
+import { currentUserView, partialUserView, type ContractUser, type CurrentUserData } from '@kith/platform';
+import type { PublicUserRow, UserRow } from './ports.js';
 
 /** The platform's authenticator types: 1 WebAuthn, 2 TOTP, 3 SMS. */
 export const AUTHENTICATOR_WEBAUTHN = 1;
 export const AUTHENTICATOR_TOTP = 2;
 export const AUTHENTICATOR_SMS = 3;
 
-/** The platform's partial (public) user object. */
-export function partialUser(user: UserRow) {
+/** A user as the contract carries it to other services (GetUsers): what partialUserView renders. */
+export function contractUser(u: PublicUserRow): ContractUser {
   return {
-    id: user.id,
-    username: user.username,
-    discriminator: user.discriminator,
-    global_name: user.global_name,
-    avatar: user.avatar,
-    avatar_decoration_data: null,
-    public_flags: Number(user.public_flags),
-    bot: user.bot || undefined,
+    id: u.id,
+    username: u.username,
+    discriminator: u.discriminator,
+    globalName: u.global_name ?? undefined,
+    avatar: u.avatar ?? undefined,
+    publicFlags: BigInt(u.public_flags),
+    bot: u.bot,
   };
 }
 
-/** The current user as `GET /users/@me` returns it: the public fields plus the private ones. */
-export function privateUser(user: UserRow) {
+/** The user's own object as the contract carries it (GetCurrentUser): what currentUserView renders. */
+export function currentUser(user: UserRow): CurrentUserData {
   return {
-    ...partialUser(user),
-    bot: user.bot,
-    banner: null,
-    accent_color: null,
-    banner_color: null,
+    ...contractUser(user),
     bio: user.bio,
-    clan: null,
-    primary_guild: null,
     locale: user.locale,
-    nsfw_allowed: user.date_of_birth ? ageOn(user.date_of_birth, new Date()) >= 18 : null,
-    mfa_enabled: user.mfa_enabled,
-    authenticator_types: authenticatorTypes(user),
-    premium_type: user.premium_type,
-    premium_usage_flags: 0,
-    purchased_flags: 0,
-    email: user.email,
+    theme: user.theme === 'light' ? 'light' : 'dark',
+    mfaEnabled: user.mfa_enabled,
+    email: user.email ?? undefined,
     verified: user.verified,
-    phone: user.phone,
-    flags: Number(user.flags),
+    phone: user.phone ?? undefined,
+    flags: user.flags,
+    premiumType: user.premium_type,
+    nsfwAllowed: user.date_of_birth ? ageOn(user.date_of_birth, new Date()) >= 18 : undefined,
+    authenticatorTypes: authenticatorTypes(user),
   };
 }
+
+/** The platform's partial (public) user object. */
+export const partialUser = (user: PublicUserRow) => partialUserView(contractUser(user));
+
+/** The current user as `GET /users/@me` returns it: the public fields plus the private ones. */
+export const privateUser = (user: UserRow) => currentUserView(currentUser(user));
 
 /** TOTP enables MFA; WebAuthn credentials and SMS count alongside it. */
 export function authenticatorTypes(user: UserRow): number[] {

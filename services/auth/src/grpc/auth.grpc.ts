@@ -4,24 +4,8 @@ import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
 import { sessionIdHash } from '../domain/tokens.js';
-import type { PublicUserRow } from '../domain/ports.js';
-import { privateUser } from '../domain/user.view.js';
+import { contractUser, currentUser } from '../domain/user.view.js';
 import { isStorableId, type UserDirectory } from '../domain/users.service.js';
-
-/** Proto3 `optional`: a null column is an unset field, not an empty string. */
-const present = <K extends string, V>(key: K, value: V | null | undefined): Partial<Record<K, V>> =>
-  value === null || value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-
-/** The contract's PartialUser of a row. */
-const partial = (u: PublicUserRow) => ({
-  id: u.id,
-  username: u.username,
-  discriminator: u.discriminator,
-  ...present('globalName', u.global_name),
-  ...present('avatar', u.avatar),
-  publicFlags: BigInt(u.public_flags),
-  bot: u.bot,
-});
 
 export function authGrpc(
   sessions: SessionsService,
@@ -43,36 +27,14 @@ export function authGrpc(
       };
     },
     async getUsers({ userIds }) {
-      return { users: (await users.publicUsers(userIds)).map(partial) };
+      return { users: (await users.publicUsers(userIds)).map(contractUser) };
     },
     async getCurrentUser({ userId }) {
-      const row = await users.current(userId);
-      const user = privateUser(row);
-      return {
-        user: {
-          id: user.id,
-          username: user.username,
-          discriminator: user.discriminator,
-          ...present('globalName', user.global_name),
-          ...present('avatar', user.avatar),
-          bio: user.bio,
-          locale: user.locale,
-          theme: row.theme === 'light' ? 'light' : 'dark',
-          mfaEnabled: user.mfa_enabled,
-          ...present('email', user.email),
-          verified: user.verified,
-          ...present('phone', user.phone),
-          flags: row.flags,
-          premiumType: user.premium_type,
-          publicFlags: BigInt(row.public_flags),
-          bot: user.bot,
-          ...present('nsfwAllowed', user.nsfw_allowed),
-        },
-      };
+      return { user: currentUser(await users.current(userId)) };
     },
     async findUserByUsername({ username, discriminator }) {
       const row = await users.byUsername(username, discriminator);
-      return row ? { user: partial(row) } : {};
+      return row ? { user: contractUser(row) } : {};
     },
     async getFriendSourceFlags({ userId }) {
       const flags = isStorableId(userId)

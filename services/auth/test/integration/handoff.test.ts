@@ -48,6 +48,7 @@ describe('handoff', () => {
 
     const reply = await exchange(key, token);
     expect(reply.status).toBe(200);
+    // The platform's one rendering of a user (partialUserView), as every service answers it.
     expect(reply.body.user).toEqual({
       id: account.userId,
       username: account.username,
@@ -55,7 +56,12 @@ describe('handoff', () => {
       global_name: null,
       avatar: null,
       avatar_decoration_data: null,
+      collectibles: null,
+      primary_guild: null,
       public_flags: 0,
+      flags: 0,
+      banner: null,
+      accent_color: null,
     });
     expect(reply.body.token).not.toBe(account.token);
     const identity = await auth.identityOf(reply.body.token, IP);

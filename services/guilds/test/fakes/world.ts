@@ -1,5 +1,5 @@
 import { ApiError } from '@kith/platform';
-import { contractUser } from '@kith/platform/testing';
+import { contractUser, errorCodeOf } from '@kith/platform/testing';
 import { guildsDomain } from '../../src/domain/guilds.domain.js';
 import { CountingIds, MemoryGuildsStore, MemoryUsers } from './memory.store.js';
 
@@ -26,16 +26,8 @@ export function world() {
 
 export type World = ReturnType<typeof world>;
 
-/** The platform error code a call fails with, or 'ok'. Anything but an ApiError fails the test. */
-export async function code(promise: Promise<unknown>): Promise<number | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (err) {
-    if (err instanceof ApiError) return err.body.code;
-    throw err;
-  }
-}
+/** The platform error code a call fails with, or 'ok'. */
+export const code = errorCodeOf;
 
 /** The 50035 field errors of a call, by path. */
 export async function fieldErrors(promise: Promise<unknown>): Promise<Record<string, unknown>> {

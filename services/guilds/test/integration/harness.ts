@@ -8,8 +8,8 @@ import {
   type Kysely,
   type ServiceClient,
 } from '@kith/platform';
-import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { testDbPrefix } from '@kith/platform/testing';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
   call,
   login,

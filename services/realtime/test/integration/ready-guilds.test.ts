@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
-import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { testDbPrefix } from '@kith/platform/testing';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { call, startTestGateway } from '../../../../gateway/test/integration/harness.js';
 import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
 import { guildsConfigSchema } from '../../../guilds/src/config.js';

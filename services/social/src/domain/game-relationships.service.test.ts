@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '@kith/platform';
 import { GameRelationshipsService, type GameRelationshipRow, type GameStore, type GameTx } from './game-relationships.service.js';
 import type { UserDirectory } from './ports.js';
 import type { PartialUser } from './relationship.types.js';
-import { contractUser as partialUser } from '@kith/platform/testing';
+import { contractUser as partialUser, errorCodeOf } from '@kith/platform/testing';
 
 const A = '100000000000000001';
 const B = '100000000000000002';
@@ -53,15 +52,7 @@ function setup() {
   return { store, service: new GameRelationshipsService(store, users, () => since), since };
 }
 
-async function code(promise: Promise<unknown>): Promise<number | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (err) {
-    if (err instanceof ApiError) return err.body.code;
-    throw err;
-  }
-}
+const code = errorCodeOf;
 
 describe('game relationships', () => {
   it('when accepting with no incoming request (none, or only one’s own outgoing), then 80005 and nothing is written', async () => {

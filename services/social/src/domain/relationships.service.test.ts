@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type DomainEvent } from '@kith/platform';
+import type { DomainEvent } from '@kith/platform';
 import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
 import { RelationshipsService } from './relationships.service.js';
-import { contractUser as partialUser } from '@kith/platform/testing';
+import { contractUser as partialUser, errorCodeOf } from '@kith/platform/testing';
 
 /** An in-memory store whose transactions apply all-or-nothing, like the real one. */
 class MemoryStore implements RelationshipStore {
@@ -88,15 +88,7 @@ function setup(flags: Partial<FriendSourceFlags> = {}, guilds: GuildDirectory | 
   return { store, people, service: new RelationshipsService(store, directory, guilds) };
 }
 
-async function code(promise: Promise<unknown>): Promise<number | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (err) {
-    if (err instanceof ApiError) return err.body.code;
-    throw err;
-  }
-}
+const code = errorCodeOf;
 
 type Start = 'none' | 'outgoing' | 'incoming' | 'friends' | 'a-blocks' | 'b-blocks' | 'a-ignores' | 'b-ignores';
 
