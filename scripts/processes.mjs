@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
 // tests and the benchmark. Port offset lets a second stack run beside the first.
 export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith') {
@@ -35,6 +37,9 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
       name: 'providers',
       dir: 'services/integrations',
       entry: 'dist/dev/providers.main.js',
+      // A stand-in for outside providers: no image, no production deployment (the deploy check and
+      // the README's settings table skip it; compose and the dev overlay run it as a dev tool).
+      devOnly: true,
       env: { GIF_PROVIDERS_PORT: port(8111) },
       readyUrl: `http://${host}:${port(8111)}/healthz`,
     },
@@ -86,4 +91,13 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
 
 function withRedisPrefixes(redisPrefix, list) {
   return list.map((p) => ({ ...p, env: { REDIS_PREFIX: redisPrefix(p.name), ...p.env } }));
+}
+
+/** The processes that ship as images and deploy (all but development stand-ins). */
+export const deployedProcesses = () => processes().filter((p) => !p.devOnly);
+
+// `node scripts/processes.mjs` prints the names of the deployed processes, one a line: the one
+// list images are built from (deploy/k8s/README.md's build loop; scripts/check-deploy.mjs).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const p of deployedProcesses()) process.stdout.write(`${p.name}\n`);
 }

@@ -12,7 +12,8 @@ function runRunner(...args: string[]) {
   return { code: run.status, closing: lines.at(-1), stdout: run.stdout, stderr: run.stderr };
 }
 
-describe('the test runner (scripts/test.mjs)', () => {
+// Each test starts node and vitest: a loaded machine can take many seconds for that.
+describe('the test runner (scripts/test.mjs)', { timeout: 60_000 }, () => {
   it('when a suite fails to load and another one’s beforeAll throws, then both count as failed and the run exits non-zero', () => {
     const { code, closing, stdout } = runRunner('--root', 'scripts/fixtures/failing-suites');
     expect(closing).toBe('tests: 1 passed, 2 failed, 1 skipped');

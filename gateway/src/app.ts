@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { IdentitySigner, closeHttpServer, connectNats, createClient, createLogger, listen, type Closer, type Logger } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { ClientIpResolver } from './client-ip.js';
+import { ClientSlots } from './client-slots.js';
 import type { GatewayConfig } from './config.js';
 import { Cors } from './cors.js';
 import { createEdgeHandler } from './edge.js';
@@ -69,16 +70,20 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
     clientIp,
     cors: new Cors(config.CORS_ORIGINS),
     maxBodyBytes: config.MAX_BODY_BYTES,
+    bodies: { bufferBytes: config.BODY_BUFFER_BYTES, idleMs: config.BODY_IDLE_TIMEOUT_MS, totalMs: config.BODY_TIMEOUT_MS },
+    slots: new ClientSlots(config.UPSTREAM_PER_CLIENT, config.UPSTREAM_CLIENT_QUEUE),
     probes: {
+      // Ready means this edge can take traffic, whatever its dependencies do: while auth is down
+      // only requests whose token must be checked fail, and taking every edge out of rotation
+      // would fail all the rest too. Their states are reported for operators, not gated on.
       async ready() {
-        const checks: Record<string, string> = { nats: nats.isClosed() ? 'closed' : 'ok', auth: 'ok' };
+        const dependencies: Record<string, string> = { nats: nats.isClosed() ? 'closed' : 'ok', auth: 'ok' };
         try {
           await auth.validateToken({ token: '' }, { deadlineMs: 1000 });
         } catch (err) {
-          checks.auth = err instanceof Error ? err.message : 'failed';
+          dependencies.auth = err instanceof Error ? err.message : 'failed';
         }
-        if (draining) checks.edge = 'draining';
-        return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
+        return { ready: !draining, dependencies };
       },
     },
   });

@@ -5,21 +5,32 @@ const optionalUrl = configKeys.url(['http:', 'https:']).optional();
 
 export const gatewayConfigSchema = z.object({
   ...baseConfig,
+  /** The port clients reach. */
   PORT: configKeys.port.default(8080),
+  /** The address the edge binds to; 0.0.0.0 in a container. */
   HOST: z.string().default('127.0.0.1'),
   /** The address clients are told to use, for URLs the edge hands out. */
   PUBLIC_URL: z.string().optional(),
+  /** Signs the identity forwarded with each request (Ed25519, PKCS8 PEM); its public half goes to every other process. */
   INTERNAL_TOKEN_PRIVATE_KEY: z.string().min(1, 'an Ed25519 private key (PKCS8 PEM) is required'),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** host:port of auth's gRPC server (token checks). */
   AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   /** Each service's HTTP base URL; a service left unset is not deployed and its paths answer 404. */
   AUTH_HTTP_URL: optionalUrl.default('http://127.0.0.1:8101'),
+  /** The social service's HTTP base URL (see AUTH_HTTP_URL). */
   SOCIAL_HTTP_URL: optionalUrl,
+  /** The invites service's HTTP base URL (see AUTH_HTTP_URL). */
   INVITES_HTTP_URL: optionalUrl,
+  /** The guilds service's HTTP base URL (see AUTH_HTTP_URL). */
   GUILDS_HTTP_URL: optionalUrl,
+  /** The integrations service's HTTP base URL (see AUTH_HTTP_URL). */
   INTEGRATIONS_HTTP_URL: optionalUrl,
+  /** The billing service's HTTP base URL (see AUTH_HTTP_URL). */
   BILLING_HTTP_URL: optionalUrl,
+  /** The webhooks service's HTTP base URL (see AUTH_HTTP_URL). */
   WEBHOOKS_HTTP_URL: optionalUrl,
+  /** The realtime service's HTTP base URL: /gateway WebSocket upgrades go there. */
   REALTIME_HTTP_URL: optionalUrl,
   /** Comma-separated addresses or CIDRs whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: z.string().default(''),
@@ -44,10 +55,35 @@ export const gatewayConfigSchema = z.object({
    * idle expiry (days), is still accepted for up to this long.
    */
   AUTH_CACHE_FEED_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
+  /** Token answers kept per edge at most. */
   AUTH_CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(100_000),
+  /** How long a service may take to start answering before the edge answers 504. */
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** How long a service's answer may pause mid-body before the edge gives up on it. */
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Connections the edge keeps to each service at most. */
   UPSTREAM_CONNECTIONS: z.coerce.number().int().positive().default(64),
+  /**
+   * Requests one client (address) may have in flight to the services at once; more wait their
+   * turn. No client holds more than this many connections of a service's pool, whatever it does.
+   */
+  UPSTREAM_PER_CLIENT: z.coerce.number().int().positive().default(8),
+  /** Requests of one client that may wait for a slot; beyond that it is answered 503. */
+  UPSTREAM_CLIENT_QUEUE: z.coerce.number().int().positive().default(512),
+  /**
+   * Bodies up to this size are read in full at the edge before a connection to the service is
+   * taken, so a client that sends one slowly holds nothing of the service's. Larger ones stream.
+   */
+  BODY_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** A request body that sends nothing for this long is answered 408 (Node's own limit is 300 s). */
+  BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** A body read in full at the edge must be complete within this. */
+  BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Request bodies above this are refused with 413 before they are forwarded. */
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()

@@ -1,9 +1,10 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdentitySigner, closeHttpServer, createLogger, listen } from '@kith/platform';
 import { testKeys } from '@kith/platform/testing';
 import { ClientIpResolver } from './client-ip.js';
+import { ClientSlots } from './client-slots.js';
 import { Cors } from './cors.js';
 import { createEdgeHandler } from './edge.js';
 import type { Upstreams } from './proxy.js';
@@ -22,10 +23,8 @@ class FakeUpstreams {
 
   async forward(
     name: string,
-    _req: IncomingMessage,
+    { path, headers }: { path: string; headers: IncomingHttpHeaders },
     res: ServerResponse,
-    path: string,
-    headers: IncomingHttpHeaders,
     onAnswer?: (headers: Record<string, string>) => void,
   ) {
     onAnswer?.(this.answer);
@@ -61,7 +60,9 @@ async function edge() {
     clientIp: new ClientIpResolver(''),
     cors: new Cors('*'),
     maxBodyBytes: 1024,
-    probes: { ready: async () => ({ ready: true, checks: {} }) },
+    bodies: { bufferBytes: 1024, idleMs: 1000, totalMs: 1000 },
+    slots: new ClientSlots(8, 8),
+    probes: { ready: async () => ({ ready: true, dependencies: {} }) },
   });
   const { server, port } = await listen(handler, 0);
   closers.push(() => closeHttpServer(server, 100));

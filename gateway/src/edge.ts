@@ -11,8 +11,10 @@ import {
 } from '@kith/platform';
 import { credentialOf, formMatches } from './authorization.js';
 import type { ClientIpResolver } from './client-ip.js';
+import type { ClientSlots } from './client-slots.js';
 import type { Cors } from './cors.js';
 import type { Upstreams } from './proxy.js';
+import { BodyTimeoutError, ClientGoneError, receiveBody, type BodyLimits } from './request-body.js';
 import { decodePath } from './request-path.js';
 import { serviceFor, stripVersion } from './routes.table.js';
 import type { TokenCache } from './token.cache.js';
@@ -25,8 +27,11 @@ export interface EdgeDeps {
   clientIp: ClientIpResolver;
   cors: Cors;
   maxBodyBytes: number;
-  /** Answers `/healthz` and `/readyz` of the edge itself. */
-  probes: { ready(): Promise<{ ready: boolean; checks: Record<string, string> }> };
+  bodies: BodyLimits;
+  /** How many requests each client has in flight to the services. */
+  slots: ClientSlots;
+  /** Answers `/readyz` of the edge itself (`/healthz` is always 200 while the process runs). */
+  probes: { ready(): Promise<{ ready: boolean; dependencies: Record<string, string> }> };
 }
 
 /** How long a client is told to wait after a 503 of the edge's own (a service or auth not answering). */
@@ -74,6 +79,12 @@ export function createEdgeHandler(deps: EdgeDeps) {
     handle().catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
       if (err instanceof ApiError) return sendJson(res, err.status, err.body);
+      if (err instanceof ClientGoneError) return void res.destroy();
+      if (err instanceof BodyTimeoutError) {
+        // What is left of the body is never read: the connection cannot carry another request.
+        res.setHeader('connection', 'close');
+        return sendJson(res, 408, { code: 0, message: '408: Request Timeout' });
+      }
       if (err instanceof UpstreamError) {
         logger.warn({ request_id: requestId, upstream: service, status: err.status, reason: err.message }, 'upstream failure');
         const text = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' }[err.status];
@@ -86,8 +97,8 @@ export function createEdgeHandler(deps: EdgeDeps) {
     async function handle(): Promise<void> {
       if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
       if (pathname === '/readyz') {
-        const { ready, checks } = await deps.probes.ready();
-        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable', checks });
+        const { ready, dependencies } = await deps.probes.ready();
+        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'draining', dependencies });
       }
       if (deps.cors.handle(req, res)) return;
       const decoded = decodePath(pathname);
@@ -118,10 +129,25 @@ export function createEdgeHandler(deps: EdgeDeps) {
         target,
       );
       const headers = outboundHeaders(req.headers, identity, requestId, clientIp);
-      await deps.upstreams.forward(target, req, res, path + (queryAt === -1 ? '' : rawUrl.slice(queryAt)), headers, (answer) => {
-        const revoked = answer[REVOKED_SESSIONS_HEADER];
-        if (typeof revoked === 'string') deps.tokens.revoke(revoked.split(','));
-      });
+      const body = await receiveBody(req, deps.bodies);
+      if (Buffer.isBuffer(body)) {
+        headers['content-length'] = String(body.length);
+        delete headers['transfer-encoding'];
+      }
+      const slot = deps.slots.acquire(clientIp);
+      if (slot === false) throw new UpstreamError(503, 'too many requests of this client in flight');
+      if (slot !== true) await slot;
+      try {
+        // Gone while it waited for its turn: nothing to forward, nobody to answer.
+        if (req.socket.destroyed) return void res.destroy();
+        const request = { method: req.method ?? 'GET', path: path + (queryAt === -1 ? '' : rawUrl.slice(queryAt)), headers, body };
+        await deps.upstreams.forward(target, request, res, (answer) => {
+          const revoked = answer[REVOKED_SESSIONS_HEADER];
+          if (typeof revoked === 'string') deps.tokens.revoke(revoked.split(','));
+        });
+      } finally {
+        deps.slots.release(clientIp);
+      }
     }
   };
 }

@@ -1,6 +1,8 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { UpstreamError } from '@kith/platform';
+import { BodyTimeoutError, ClientGoneError } from './request-body.js';
 
 /** Headers that describe one hop, never forwarded; and what only the edge may set. */
 const HOP_BY_HOP = new Set([
@@ -57,23 +59,18 @@ export class Upstreams {
    */
   async forward(
     name: string,
-    req: IncomingMessage,
+    request: { method: string; path: string; headers: IncomingHttpHeaders; body: Buffer | Readable | null },
     res: ServerResponse,
-    path: string,
-    headers: IncomingHttpHeaders,
     onAnswer?: (headers: Record<string, string | string[] | undefined>) => void,
   ): Promise<void> {
     const pool = this.pools.get(name);
     if (!pool) throw new UpstreamError(503, `${name} is not configured`);
-    const hasBody =
-      req.method !== 'GET' &&
-      req.method !== 'HEAD' &&
-      (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+    const { method, path, headers, body } = request;
     let answered = false;
     try {
       // stream() writes the answer straight into the client's response as it arrives.
       await pool.stream(
-        { method: req.method as Dispatcher.HttpMethod, path, headers: forwardable(headers), body: hasBody ? req : null },
+        { method: method as Dispatcher.HttpMethod, path, headers: forwardable(headers), body },
         ({ statusCode, headers: answer }) => {
           answered = true;
           onAnswer?.(answer);
@@ -104,7 +101,9 @@ function forwardable(headers: IncomingHttpHeaders): Record<string, string | stri
   return out;
 }
 
-function toUpstreamError(err: unknown): UpstreamError {
+function toUpstreamError(err: unknown): Error {
+  // The client's fault, not the service's: answered as such by the edge.
+  if (err instanceof BodyTimeoutError || err instanceof ClientGoneError) return err;
   if (
     err instanceof undiciErrors.HeadersTimeoutError ||
     err instanceof undiciErrors.ConnectTimeoutError ||

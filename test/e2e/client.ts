@@ -48,11 +48,14 @@ export async function api(method: string, path: string, opts: ApiOptions = {}) {
 
 export const uniqueName = (prefix = 'u'): string => `${prefix}${randomBytes(6).toString('hex')}`;
 
-/** Registers a fresh user and returns its credentials. */
-export async function newUser(password = 'correct horse battery') {
+/** Registers a fresh user (on the e2e system unless `base` names another) and returns its credentials. */
+export async function newUser(password = 'correct horse battery', base?: string) {
   const username = uniqueName();
   const email = `${username}@example.com`;
-  const res = await api('POST', '/auth/register', { body: { username, email, password, date_of_birth: '1990-05-17', consent: true } });
+  const res = await api('POST', '/auth/register', {
+    base,
+    body: { username, email, password, date_of_birth: '1990-05-17', consent: true },
+  });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.json)}`);
   return { username, email, password, token: res.json.token as string };
 }

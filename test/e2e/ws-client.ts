@@ -46,9 +46,9 @@ export class GatewayClient {
     );
   }
 
-  /** Connects to `/gateway?v=10&encoding=json`, identifies with `token` and waits for READY. */
-  static async connect(token: string, path = '/gateway?v=10&encoding=json'): Promise<GatewayClient> {
-    const client = new GatewayClient(new WebSocket(`${inject('gatewayOrigin').replace(/^http/, 'ws')}${path}`));
+  /** Connects to `/gateway?v=10&encoding=json` (of the e2e system unless `origin` names another), identifies with `token` and waits for READY. */
+  static async connect(token: string, path = '/gateway?v=10&encoding=json', origin = inject('gatewayOrigin')): Promise<GatewayClient> {
+    const client = new GatewayClient(new WebSocket(`${origin.replace(/^http/, 'ws')}${path}`));
     const hello = (await client.waitFor((f) => f.op === 10)) as Frame & { d: { heartbeat_interval: number } };
     client.heartbeat = setInterval(() => client.send({ op: 1, d: client.lastSeq() }), hello.d.heartbeat_interval * 0.9);
     client.heartbeat.unref();

@@ -2,17 +2,17 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { inject } from 'vitest';
 import type { Closer } from '@kith/platform';
-import { testKeys, unique, type TestStores } from '@kith/platform/testing';
+import { testDbPrefix, testKeys, unique, type TestStores } from '@kith/platform/testing';
 import { startAuth, type RunningAuth } from '../../../services/auth/src/app.js';
 import { authConfigSchema } from '../../../services/auth/src/config.js';
 import { startGateway, type RunningGateway } from '../../src/app.js';
 import { gatewayConfigSchema } from '../../src/config.js';
 
 /** The auth service's database, as `DB_PREFIX` below names it. */
-export const AUTH_DATABASE = 'kith_test_auth';
+export const AUTH_DATABASE = `${testDbPrefix()}_auth`;
 
 /** One real auth service and the key pair the edge signs identities with. */
 export interface AuthUnderTest {
@@ -26,7 +26,7 @@ export async function startTestAuth(env: Partial<TestStores> & { DB_PREFIX?: str
   const stores = { ...inject('stores'), ...env };
   const keys = testKeys();
   const config = authConfigSchema.parse({
-    DB_PREFIX: 'kith_test',
+    DB_PREFIX: testDbPrefix(),
     ...stores,
     HTTP_PORT: '0',
     GRPC_PORT: '0',
@@ -88,6 +88,8 @@ export interface CallOptions {
   authorization?: string;
   json?: unknown;
   headers?: Record<string, string>;
+  /** An undici Agent bound to another loopback address, to call as another client. */
+  dispatcher?: Dispatcher;
 }
 
 /** One HTTP exchange with the gateway; the body is parsed when it is JSON. */
@@ -100,6 +102,7 @@ export async function call<T = unknown>(base: string, path: string, options: Cal
     method: options.method ?? (options.json === undefined ? 'GET' : 'POST'),
     headers,
     body: options.json === undefined ? null : JSON.stringify(options.json),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const text = await res.body.text();
   const isJson = String(res.headers['content-type'] ?? '').includes('application/json');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestNatsServer } from '@kith/platform/testing';
+import { TestNatsServer, testDbPrefix } from '@kith/platform/testing';
 import { call, feedLive, login, registerUser, startTestAuth, startTestGateway, stopAll, type AuthUnderTest } from './harness.js';
 
 /**
@@ -18,7 +18,7 @@ let uncached: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
   nats = await TestNatsServer.start();
-  under = await startTestAuth({ NATS_URL: nats.url, DB_PREFIX: 'kith_test_gwfeed' });
+  under = await startTestAuth({ NATS_URL: nats.url, DB_PREFIX: testDbPrefix('gwfeed') });
   cached = await startTestGateway(under, { AUTH_CACHE_TTL_MS: String(TTL_MS), AUTH_CACHE_FEED_TTL_MS: String(FEED_TTL_MS) });
   uncached = await startTestGateway(under, { AUTH_CACHE_TTL_MS: '0' });
   await feedLive(cached);

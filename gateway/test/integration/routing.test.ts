@@ -222,40 +222,38 @@ describe('gateway in front of the real auth service', () => {
     expect(refused.headers['access-control-allow-origin']).toBe('*');
   });
 
-  it('when /healthz and /readyz of the edge are asked, then both answer 200 while NATS and auth answer', async () => {
+  it('when /healthz and /readyz of the edge are asked, then both answer 200 and report NATS and auth as answering', async () => {
     const health = await call(base, '/healthz');
-    const ready = await call<{ status: string; checks: Record<string, string> }>(base, '/readyz');
+    const ready = await call<{ status: string; dependencies: Record<string, string> }>(base, '/readyz');
 
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok' });
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', checks: { nats: 'ok', auth: 'ok' } });
+    expect(ready.body).toEqual({ status: 'ok', dependencies: { nats: 'ok', auth: 'ok' } });
   });
 });
 
 describe('gateway whose auth service does not answer', () => {
-  it('when a token cannot be checked, then the edge answers 503 quickly and /readyz says not ready', async () => {
+  it('when a token cannot be checked, then the edge answers 503, and stays ready while reporting auth down', async () => {
     const lonely = await startTestGateway(under, {
       AUTH_GRPC_ADDR: `127.0.0.1:${await closedPort()}`,
       AUTH_HTTP_URL: `http://127.0.0.1:${await closedPort()}`,
     });
     try {
-      const started = performance.now();
       const res = await call(lonely.base, '/api/v9/users/@me', { authorization: 'some-token' });
-      const ms = performance.now() - started;
       const anonymous = await call(lonely.base, '/api/v9/auth/login', { json: { login: 'a@example.com', password: 'x' } });
-      const ready = await call<{ status: string; checks: Record<string, string> }>(lonely.base, '/readyz');
+      const ready = await call<{ status: string; dependencies: Record<string, string> }>(lonely.base, '/readyz');
 
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ code: 0, message: '503: Service Unavailable' });
-      expect(ms).toBeLessThan(2000);
       expect(anonymous.status).toBe(503);
       expect(anonymous.body).toEqual({ code: 0, message: '503: Service Unavailable' });
-      expect([res.headers['retry-after'], anonymous.headers['retry-after'], ready.headers['retry-after']]).toEqual(['1', '1', '1']);
-      expect(ready.status).toBe(503);
-      expect(ready.body.status).toBe('unavailable');
-      expect(ready.body.checks.nats).toBe('ok');
-      expect(ready.body.checks.auth).not.toBe('ok');
+      expect([res.headers['retry-after'], anonymous.headers['retry-after']]).toEqual(['1', '1']);
+      // Other edges, services and the sockets already open go on: this edge stays in rotation.
+      expect(ready.status).toBe(200);
+      expect(ready.body.status).toBe('ok');
+      expect(ready.body.dependencies.nats).toBe('ok');
+      expect(ready.body.dependencies.auth).not.toBe('ok');
     } finally {
       await stopAll(lonely.closers);
     }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, baseConfig, configKeys, parseConfig, serviceConfig } from './config.js';
+import { ConfigError, baseConfig, configKeys, configShape, parseConfig, requiredInProduction, serviceConfig } from './config.js';
 
 const schema = z.object(serviceConfig);
 const minimal = { HTTP_PORT: '8101', GRPC_PORT: '50051', INTERNAL_TOKEN_PUBLIC_KEY: 'pem' };
@@ -16,6 +16,44 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
   }
   throw new Error('expected a ConfigError');
 }
+
+describe('keys required in production', () => {
+  const guarded = requiredInProduction(z.object({ ...serviceConfig, SHARED_KEY: z.string().min(32).optional() }), {
+    SHARED_KEY: 'replicas must share it',
+  });
+  const problems = (env: Record<string, string>) => {
+    try {
+      parseConfig(guarded, env);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+  };
+
+  it('when NODE_ENV=production and a marked key is unset or empty, then the config is refused naming the key and why', () => {
+    const expected = ['SHARED_KEY: required when NODE_ENV=production (replicas must share it)'];
+    expect(problems({ ...minimal, NODE_ENV: 'production' })).toEqual(expected);
+    expect(problems({ ...minimal, NODE_ENV: 'production', SHARED_KEY: '' })).toContain(expected[0]);
+  });
+
+  it('when NODE_ENV=production and the key is set, or in development without it, then the config loads', () => {
+    expect(problems({ ...minimal, NODE_ENV: 'production', SHARED_KEY: 'k'.repeat(32) })).toEqual([]);
+    expect(parseConfig(guarded, minimal).SHARED_KEY).toBeUndefined();
+  });
+
+  it('when other keys are bad too, then every problem is listed together', () => {
+    expect(problems({ ...minimal, NODE_ENV: 'production', HTTP_PORT: 'x' })).toEqual([
+      'SHARED_KEY: required when NODE_ENV=production (replicas must share it)',
+      'HTTP_PORT: must be a port number',
+    ]);
+  });
+
+  it('when the schema is refined or transformed, then its fields are still found', () => {
+    const object = z.object({ A: z.string() });
+    expect(Object.keys(configShape(object.transform((c) => c)))).toEqual(['A']);
+    expect(Object.keys(configShape(object.superRefine(() => undefined)))).toEqual(['A']);
+  });
+});
 
 describe('parseConfig', () => {
   it('when only the required keys are set, then the rest take their defaults and ports are numbers', () => {

@@ -8,18 +8,49 @@ export class ConfigError extends Error {
   }
 }
 
+interface ConfigMeta {
+  requiredInProduction?: Record<string, string>;
+}
+
+/**
+ * Marks keys a process refuses to start without when NODE_ENV=production, each with the reason:
+ * secrets every replica must share (a per-process random stand-in works for one process only),
+ * and keys whose development default would send codes, links or mails to the log.
+ */
+export function requiredInProduction<S extends z.ZodType>(schema: S, keys: Record<string, string>): S {
+  return schema.meta({ requiredInProduction: keys }) as S;
+}
+
+/** The keys `requiredInProduction` marked on a config schema, with their reasons. */
+export function productionRequirements(schema: z.ZodType): Record<string, string> {
+  return (schema.meta() as ConfigMeta | undefined)?.requiredInProduction ?? {};
+}
+
+/** The fields of a config schema: an object, possibly refined or followed by a transform. */
+export function configShape(schema: z.ZodType): Record<string, z.ZodType> {
+  const def = schema._zod.def as { type: string; shape?: Record<string, z.ZodType>; in?: z.ZodType };
+  if (def.type === 'object') return def.shape!;
+  if (def.type === 'pipe') return configShape(def.in!);
+  throw new Error(`not a config schema: ${def.type}`);
+}
+
 /**
  * Parses the environment once into a typed object. Every bad or missing key is collected, so an
  * operator fixes them all in one go. This is the only module that reads `process.env`.
  */
 export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.output<S> {
+  const problems: string[] = [];
+  if (env.NODE_ENV === 'production')
+    for (const [key, why] of Object.entries(productionRequirements(schema)))
+      if (!env[key]) problems.push(`${key}: required when NODE_ENV=production (${why})`);
   const result = schema.safeParse(env);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const key = issue.path.join('.') || '(root)';
-    return issue.code === 'invalid_type' && env[key] === undefined ? `${key}: required but not set` : `${key}: ${issue.message}`;
-  });
-  throw new ConfigError(problems);
+  if (!result.success)
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.') || '(root)';
+      problems.push(issue.code === 'invalid_type' && env[key] === undefined ? `${key}: required but not set` : `${key}: ${issue.message}`);
+    }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
 }
 
 /** Like parseConfig, but prints the problems and exits non-zero: for `main.ts`. */
@@ -54,24 +85,33 @@ const url = (protocols: string[]) =>
 
 /** Keys shared by every process. */
 export const baseConfig = {
+  /** Log lines below this level are dropped. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `production` (the images set it) makes the keys marked below required. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
 };
 
 /** Keys of a service that owns a database, a Redis prefix and publishes on NATS. */
 export const serviceConfig = {
   ...baseConfig,
+  /** The HTTP port (the gateway forwards to it). */
   HTTP_PORT: port,
+  /** The gRPC port other services call. */
   GRPC_PORT: port,
+  /** The address the HTTP and gRPC servers bind to; 0.0.0.0 in a container. */
   HTTP_HOST: z.string().default('127.0.0.1'),
   /** An admin connection URL; the service creates and uses its own database `<DB_PREFIX>_<service>`. */
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** Names the service's database `<DB_PREFIX>_<service>` (a second stack on one server takes another). */
   DB_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9_]*$/)
     .default('kith'),
+  /** The Redis server; the service's keys all start with its REDIS_PREFIX. */
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  /** The NATS server (JetStream on): domain events are published to and read from the EVENTS stream. */
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Verifies the identity the gateway signs for each request (Ed25519, SPKI PEM); scripts/gen-secrets.mjs makes the pair. */
   INTERNAL_TOKEN_PUBLIC_KEY: z.string().min(1, 'an Ed25519 public key (SPKI PEM) is required'),
 };
 

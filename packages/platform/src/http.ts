@@ -13,6 +13,7 @@ import { requestContext } from './context.js';
 import { ApiError, INTERNAL_ERROR_BODY, formErrorAt, formErrorFromZod, isStoreUnavailable } from './errors.js';
 import { UpstreamError } from './grpc.js';
 import { INTERNAL_IDENTITY_HEADER, type Identity, type IdentityVerifier } from './identity.js';
+import { nestsDeeperThan } from './json-depth.js';
 import { redactPath, type Logger } from './logger.js';
 
 /** A dependency the service needs to do its work; `/readyz` fails while any does not answer. */
@@ -106,12 +107,39 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; setDr
   app.use(requestLog(logger));
   app.use(identityCheck(opts.verifier));
   if (opts.requireUser) app.use(userRequired(app));
-  app.use(express.json({ limit: opts.bodyLimit ?? '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: opts.bodyLimit ?? '1mb',
+      strict: false,
+      type: ['application/json', 'application/*+json'],
+      verify: refuseDeepNesting,
+    }),
+  );
   opts.routes(app);
   app.use(notFoundOrMethodNotAllowed(app));
   app.use(errorHandler(logger));
   return { app, setDraining: () => void (draining = true) };
 }
+
+/** Deeper than any body of the platform's API nests (embeds, components: under ten levels). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * express.json's check of the raw body, before the text is parsed: nesting past the limit is the
+ * platform's 50035. JSON travels in UTF-8 (RFC 8259 §8.1); the check reads its bytes, so a body in
+ * another Unicode encoding (which the parser would otherwise take) is a 415.
+ */
+function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
+  if (encoding !== 'utf-8' && encoding !== 'utf8')
+    throw Object.assign(new Error(`unsupported charset ${encoding}`), { status: 415, type: 'charset.unsupported' });
+  // body-parser copies its own `body` (the raw bytes) onto what is thrown: mapped in toHttpError.
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH))
+    throw Object.assign(new Error('JSON nested too deep'), { status: 400, type: 'entity.too.deep' });
+}
+
+const TOO_DEEP = formErrorAt([
+  { path: [], error: { code: 'JSON_TOO_DEEP', message: `Must be nested ${MAX_JSON_DEPTH} or fewer levels deep.` } },
+]).body;
 
 /**
  * Text PostgreSQL cannot store: a NUL character, or half of a UTF-16 surrogate pair (JSON carries
@@ -219,6 +247,7 @@ export function toHttpError(err: unknown, logger: Logger): { status: number; bod
   if (err instanceof UpstreamError) return { status: err.status, body: { code: 0, message: `${err.status}: ${statusText(err.status)}` } };
   const e = err as { type?: string; status?: number };
   if (e?.type === 'entity.parse.failed') return { status: 400, body: ApiError.of('INVALID_JSON').body };
+  if (e?.type === 'entity.too.deep') return { status: 400, body: TOO_DEEP };
   if (e?.type === 'entity.too.large') return { status: 413, body: { code: 40005, message: 'Request entity too large' } };
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
     return { status: 415, body: { code: 0, message: '415: Unsupported Media Type' } };

@@ -17,3 +17,7 @@ export * from './outbox.relay.js';
 export { countPending, type PendingEvent } from './outbox.store.js';
 export * from './service.js';
 export * from './users.js';
+export * from './views/plain.js';
+export * from './views/guild.view.js';
+export * from './views/channel.view.js';
+export * from './views/relationship.view.js';

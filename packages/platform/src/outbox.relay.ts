@@ -1,3 +1,5 @@
+import { context } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { Kysely } from 'kysely';
 import { NatsError, type JetStreamClient, type NatsConnection } from 'nats';
 import pg from 'pg';
@@ -99,8 +101,13 @@ export class OutboxRelay<DB> {
 
   start(): void {
     if (this.running) return;
-    this.listener.start();
-    this.running = this.loop();
+    // The relay's own statements (a poll every pollIntervalMs whether or not anything is pending,
+    // batches, pruning, LISTEN) belong to no request: they stay out of traces. Each event's publish
+    // is still a span, in the trace of the request that wrote it (see publishInOrder).
+    context.with(suppressTracing(context.active()), () => {
+      this.listener.start();
+      this.running = this.loop();
+    });
   }
 
   /** Stops after the batch in flight, if any, has been committed or rolled back. */

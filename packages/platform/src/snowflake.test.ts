@@ -78,11 +78,23 @@ describe('snowflakeTime', () => {
 });
 
 describe('isSnowflake', () => {
-  it('when given 1 to 20 decimal digits below 2^64, then it is a snowflake', () => {
-    for (const id of ['0', '1', '175928847299117063', '18446744073709551615']) expect(isSnowflake(id), id).toBe(true);
+  it('when given decimal digits below 2^63, then it is a snowflake', () => {
+    for (const id of ['0', '1', '175928847299117063', '9223372036854775807']) expect(isSnowflake(id), id).toBe(true);
   });
 
   it('when given anything else, then it is not', () => {
-    for (const id of ['', 'abc', '-1', '1.5', ' 1', '1e5', '18446744073709551616', '9'.repeat(21)]) expect(isSnowflake(id), id).toBe(false);
+    for (const id of [
+      '',
+      'abc',
+      '-1',
+      '1.5',
+      ' 1',
+      '1e5',
+      '9223372036854775808',
+      '18446744073709551615',
+      '18446744073709551616',
+      '9'.repeat(21),
+    ])
+      expect(isSnowflake(id), id).toBe(false);
   });
 });

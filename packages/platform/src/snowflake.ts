@@ -42,4 +42,5 @@ export function snowflakeTime(id: string): Date {
   return new Date(Number((BigInt(id) >> 22n) + PLATFORM_EPOCH));
 }
 
-export const isSnowflake = (value: string): boolean => /^\d{1,20}$/.test(value) && BigInt(value) < 1n << 64n;
+/** Decimal digits within the signed 64-bit range every id is stored in (PostgreSQL bigint). */
+export const isSnowflake = (value: string): boolean => /^\d{1,19}$/.test(value) && BigInt(value) < 1n << 63n;

@@ -54,3 +54,8 @@ export function partialUserView(u: ContractUser): PartialUserView {
 export function deletedUserView(id: string): PartialUserView {
   return partialUserView({ id, username: 'deleted_user', discriminator: '0', globalName: 'Deleted User', publicFlags: 0n, bot: false });
 }
+
+/** A user by id as auth answered it (undefined: auth no longer knows them). */
+export function userView(id: string, user: ContractUser | undefined): PartialUserView {
+  return user ? partialUserView(user) : deletedUserView(id);
+}

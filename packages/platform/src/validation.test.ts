@@ -48,11 +48,11 @@ describe('snowflakeField', () => {
   it('when given a string or a non-negative integer, then it parses to the decimal string', () => {
     expect(body.parse({ id: '175928847299117063' }).id).toBe('175928847299117063');
     expect(body.parse({ id: 12345 }).id).toBe('12345');
-    expect(body.parse({ id: '18446744073709551615' }).id).toBe('18446744073709551615');
+    expect(body.parse({ id: '9223372036854775807' }).id).toBe('9223372036854775807');
   });
 
-  it('when the value is not a 64-bit decimal, then the error is NUMBER_TYPE_COERCE', () => {
-    for (const id of ['abc', '', '-1', '12.5', '18446744073709551616', '1'.repeat(21)])
+  it('when the value is not a decimal in the signed 64-bit range ids are stored in, then the error is NUMBER_TYPE_COERCE', () => {
+    for (const id of ['abc', '', '-1', '12.5', '9223372036854775808', '18446744073709551615', '18446744073709551616', '1'.repeat(21)])
       expect(errorsOf(body, { id }), id).toEqual({ id: { _errors: [{ code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' }] } });
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSnowflake } from './snowflake.js';
 
 /**
  * Field schemas that speak the platform's form-error codes where zod's defaults would not
@@ -16,10 +17,14 @@ export function lengthString(min: number, max: number) {
   });
 }
 
-/** A snowflake id given in a body: a string (or number) of 1 to 20 decimal digits. */
+/**
+ * A snowflake id given in a body, path or query: a string (or number) of decimal digits within
+ * the signed 64-bit range ids are stored in (PostgreSQL bigint). One at 2^63 or above has the
+ * shape of a snowflake but no id can be it, and the database would refuse even to compare it.
+ */
 export const snowflakeField = z
   .union([z.string(), z.number().int().nonnegative()])
   .transform((v) => String(v))
-  .refine((v) => /^\d{1,20}$/.test(v) && BigInt(v) < 2n ** 64n, {
+  .refine(isSnowflake, {
     params: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' },
   });

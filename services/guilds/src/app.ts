@@ -1,26 +1,21 @@
 import { fileURLToPath } from 'node:url';
-import { addService, createClient, startService, type Logger, type RunningService, type ServiceImpl } from '@kith/platform';
+import { addService, createClient, startService, type Logger, type RunningService } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
-import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { GuildsService as GuildsGrpcService } from '@kith/proto/guilds/v1/guilds';
 import type { GuildsConfig } from './config.js';
-import type { GuildsDeps } from './domain/deps.js';
-import { channelsGrpc } from './grpc/channels.grpc.js';
-import { membershipGrpc } from './grpc/membership.grpc.js';
-import { permissionsGrpc } from './grpc/permissions.grpc.js';
+import { guildsDomain } from './domain/guilds.domain.js';
+import { AuthUsers } from './grpc/auth.users.js';
+import { guildsGrpc } from './grpc/guilds.grpc.js';
 import { channelRoutes } from './http/channels.routes.js';
 import { guildRoutes } from './http/guilds.routes.js';
 import { PgAccess } from './store/access.store.js';
+import { pgGuildsStore } from './store/guilds.unit.js';
 import type { GuildsDatabase } from './store/schema.js';
 
 export const SERVICE_NAME = 'guilds';
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 export type RunningGuilds = RunningService;
-
-/** The gRPC service, from the parts that own each method (addService refuses one left unimplemented). */
-function guildsGrpc(deps: GuildsDeps): ServiceImpl<typeof GuildsService> {
-  return { ...permissionsGrpc(deps), ...membershipGrpc(deps), ...channelsGrpc(deps) } as ServiceImpl<typeof GuildsService>;
-}
 
 /** Builds the guilds service from its config and starts its HTTP and gRPC servers. */
 export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<RunningGuilds> {
@@ -31,17 +26,20 @@ export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<Runn
     ...(logger ? { logger } : {}),
     wire: ({ db, outbox, ids, logger: log }) => {
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
-      const deps: GuildsDeps = { db, outbox, ids, access: new PgAccess(db), auth, logger: log };
+      const users = new AuthUsers(auth);
+      // One permission reader per process: its caches serve every request and CheckPermissions.
+      const access = new PgAccess(db);
+      const domain = guildsDomain({ store: pgGuildsStore(db, access, outbox), users, ids, checker: access });
       return {
         // No route of this service answers without a user.
         requireUser: true,
         routes: (app) => {
-          guildRoutes(app, deps);
-          channelRoutes(app, deps);
+          guildRoutes(app, domain);
+          channelRoutes(app, domain.channels);
         },
         grpc: (server) => {
-          addService(server, GuildsService, guildsGrpc(deps), log);
-          return [GuildsService.typeName];
+          addService(server, GuildsGrpcService, guildsGrpc(domain), log);
+          return [GuildsGrpcService.typeName];
         },
         closers: [async () => auth.close()],
       };

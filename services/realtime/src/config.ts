@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { baseConfig, configKeys, loadConfig, serviceConfig } from '@kith/platform';
+import { baseConfig, configKeys, loadConfig, requiredInProduction, serviceConfig } from '@kith/platform';
 
 const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const realtimeConfigSchema = z
+const realtimeConfigFields = z
   .object({
     ...baseConfig,
     HTTP_PORT: configKeys.port.default(8108),
@@ -27,6 +27,7 @@ export const realtimeConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (it names a NATS consumer)')
       .optional(),
+    /** The heartbeat interval op 10 Hello gives clients. */
     HEARTBEAT_INTERVAL_MS: ms(41_250),
     /** How long a dropped session can still be resumed. */
     RESUME_WINDOW_MS: ms(180_000),
@@ -51,6 +52,11 @@ export const realtimeConfigSchema = z
     ...config,
     REPLICA_ID: config.REPLICA_ID ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '_')}-${config.HTTP_PORT}`,
   }));
+
+export const realtimeConfigSchema = requiredInProduction(realtimeConfigFields, {
+  REPLICA_ID: 'a replica restarted under the same id resumes its event consumer; a container host name changes on every restart',
+  PUBLIC_GATEWAY_URL: 'clients are told to connect there',
+});
 
 export type RealtimeConfig = z.output<typeof realtimeConfigSchema>;
 

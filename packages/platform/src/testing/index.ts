@@ -1,7 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { IdentitySigner, type Identity } from '../identity.js';
+import type { ContractUser } from '../users.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
+export { testDbPrefix } from './db-prefix.js';
 
 /** A throwaway Ed25519 pair for the internal identity tokens of one test file. */
 export function testKeys(): { publicKey: string; privateKey: string } {
@@ -26,4 +28,14 @@ export async function testSigner(privateKey: string) {
 export const unique = (prefix = 't'): string => `${prefix}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 export { readStoredEvents, type StoredEvent } from './events.js';
 export { TestNatsServer } from './nats-server.js';
-export { OTLP_SPAN_KIND, startOtlpCollector, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';
+
+/** A user as auth's GetUsers answers one, for fakes of the user directory. */
+export const contractUser = (id: string, username: string, extra: Partial<ContractUser> = {}): ContractUser => ({
+  id,
+  username,
+  discriminator: '0',
+  publicFlags: 0n,
+  bot: false,
+  ...extra,
+});
+export { OTLP_SPAN_KIND, startOtlpCollector, tracesMentioning, type CollectedSpan, type OtlpCollector } from './otlp-collector.js';

@@ -58,20 +58,30 @@ function spansOf(body: OtlpExport): CollectedSpan[] {
   });
 }
 
+/** Whether a span's name or one of its attribute values contains `text`. */
+const mentions = (span: CollectedSpan, text: string): boolean =>
+  span.name.includes(text) || Object.values(span.attributes).some((v) => typeof v === 'string' && v.includes(text));
+
+/** Every span of every trace in which some span mentions `text` (in its name or an attribute). */
+export function tracesMentioning(spans: readonly CollectedSpan[], text: string): CollectedSpan[] {
+  const traceIds = new Set(spans.filter((s) => mentions(s, text)).map((s) => s.traceId));
+  return spans.filter((s) => traceIds.has(s.traceId));
+}
+
 /**
  * A loopback OTLP/HTTP receiver (JSON, as the platform's exporter sends it): point a process's
- * OTEL_EXPORTER_OTLP_ENDPOINT at `url` and read what it exported from `spans`.
+ * OTEL_EXPORTER_OTLP_ENDPOINT at `url` and read what it exported from `spans` (the latest
+ * `maxSpans`; `tracesMentioning` finds a request's trace among them).
  */
-export async function startOtlpCollector() {
+export async function startOtlpCollector({ maxSpans = 200_000 } = {}) {
   const spans: CollectedSpan[] = [];
-  const posts: { path: string; contentType: string | undefined }[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      posts.push({ path: req.url ?? '', contentType: req.headers['content-type'] });
       if (req.url === '/v1/traces' && req.headers['content-type']?.includes('json'))
         spans.push(...spansOf(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport));
+      if (spans.length > maxSpans) spans.splice(0, spans.length - maxSpans);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -79,7 +89,6 @@ export async function startOtlpCollector() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
-    posts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

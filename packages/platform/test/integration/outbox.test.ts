@@ -120,10 +120,9 @@ describe('enqueueEvent', () => {
     startRelay({ db, databaseUrl: url, nats: nc, pollIntervalMs: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 300));
 
-    const started = Date.now();
+    // Sent at all before the next poll (a minute away) means the notification woke the relay.
     const produced = await produce(db, service, 1);
-    await waitUntilSent(db, 5_000);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    await waitUntilSent(db, 20_000);
     expect(await storedIds(nc, subject)).toEqual(produced);
   });
 });

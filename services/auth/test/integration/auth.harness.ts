@@ -1,5 +1,5 @@
 import { createClient, createDatabase, databaseUrl, type Identity, type Kysely, type ServiceClient } from '@kith/platform';
-import { testKeys, testSigner, unique, type TestStores } from '@kith/platform/testing';
+import { testDbPrefix, testKeys, testSigner, unique, type TestStores } from '@kith/platform/testing';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { expect, inject } from 'vitest';
 import { startAuth } from '../../src/app.js';
@@ -12,11 +12,8 @@ declare module 'vitest' {
   }
 }
 
-/**
- * Every test file's auth instance shares one database; each test makes its own users. Checkouts
- * sharing one PostgreSQL (whose branches add different migrations) each set their own prefix.
- */
-export const DB_PREFIX = process.env.KITH_TEST_DB_PREFIX ?? 'kith_test';
+/** Every test file's auth instance shares one database; each test makes its own users. */
+export const DB_PREFIX = testDbPrefix();
 export const PASSWORD = 'correct horse battery staple';
 
 export interface Reply<T = unknown> {

@@ -1,42 +1,38 @@
-import { ChannelType, isThread, type ChannelRow } from '../store/access.store.js';
-import { overwriteSourceOf, type PgChannelStore } from '../store/channel.store.js';
-import type { PgDmStore } from '../store/dm.store.js';
+import type { ChannelData } from '@kith/platform';
 import { compareIds, privateThreadViewerIds, viewerIds } from './channel.audience.js';
 import type { ModifyChannelInput } from './channel.input.js';
 import type { ChannelService } from './channel.service.js';
 import type { ThreadService } from './channel.threads.js';
-import { renderChannel } from './channel.view.js';
+import { renderChannel, toChannel } from './channel.view.js';
 import type { DmService } from './dm.service.js';
+import type { GuildsStore } from './ports.js';
+import { ChannelType, isThread, overwriteSourceOf } from './records.js';
 
 /** `/channels/{id}` for every kind of channel: each kind's service decides what the verb means. */
 export class ChannelApi {
   constructor(
-    private readonly store: PgChannelStore,
+    private readonly store: GuildsStore,
     readonly channels: ChannelService,
     readonly threads: ThreadService,
     readonly dms: DmService,
-    private readonly dmStore: PgDmStore,
   ) {}
 
-  /** A channel for other services: its row, private recipients and JSON (all recipients shown). */
-  async describe(channelId: string): Promise<{ row: ChannelRow; recipientIds: string[]; json: Record<string, unknown> } | undefined> {
-    const row = await this.store.get(this.store.db, channelId);
+  /** A channel for other services, as the contract carries it (a private channel with every recipient). */
+  async describe(channelId: string): Promise<ChannelData | undefined> {
+    const row = await this.store.channels.get(channelId);
     if (!row) return undefined;
-    if (row.guild_id === null) {
-      return { row, recipientIds: await this.dmStore.participantIds(this.store.db, row), json: await this.dms.render(row, null) };
-    }
-    const overwrites = isThread(row.type) ? [] : await this.channels.overwritesOf(row.id);
-    return { row, recipientIds: [], json: renderChannel(row, overwrites) };
+    if (row.guild_id === null) return this.dms.describe(row);
+    return toChannel(row, isThread(row.type) ? [] : await this.store.channels.overwrites(row.id));
   }
 
   /** Who can see a channel, ascending: members with VIEW_CHANNEL (a thread: in its parent) or the recipients. */
   async viewerIds(channelId: string): Promise<string[]> {
-    const row = await this.store.get(this.store.db, channelId);
+    const row = await this.store.channels.get(channelId);
     if (!row) return [];
-    if (row.guild_id === null) return (await this.dmStore.participantIds(this.store.db, row)).sort(compareIds);
-    const guild = await this.store.snapshot(this.store.db, row.guild_id);
+    if (row.guild_id === null) return (await this.store.dms.participants(row)).sort(compareIds);
+    const guild = await this.store.channels.snapshot(row.guild_id);
     if (!guild) return [];
-    const overwrites = await this.channels.overwritesOf(overwriteSourceOf(row));
+    const overwrites = await this.store.channels.overwrites(overwriteSourceOf(row));
     if (row.type === ChannelType.PRIVATE_THREAD) return privateThreadViewerIds(guild, overwrites, row.owner_id);
     return viewerIds(guild, overwrites).sort(compareIds);
   }
@@ -44,27 +40,27 @@ export class ChannelApi {
   async get(userId: string, channelId: string): Promise<Record<string, unknown>> {
     const { channel } = await this.channels.visible(channelId, userId);
     if (channel.guild_id === null) return this.dms.render(channel, userId);
-    return renderChannel(channel, isThread(channel.type) ? [] : await this.channels.overwritesOf(channel.id));
+    return renderChannel(channel, isThread(channel.type) ? [] : await this.store.channels.overwrites(channel.id));
   }
 
   modify(userId: string, channelId: string, input: ModifyChannelInput): Promise<Record<string, unknown>> {
-    return this.store.transaction(async (trx) => {
+    return this.store.transaction(async (tx) => {
       // Concurrent changes of one channel (and their event audiences) happen one after the other.
-      await this.store.lockChannel(trx, channelId);
-      const access = await this.channels.visible(channelId, userId, trx);
-      if (access.channel.guild_id === null) return this.dms.rename(trx, access.channel, userId, input.name);
-      if (isThread(access.channel.type)) return this.threads.modify(trx, access, input, userId);
-      return this.channels.modify(trx, access, input);
+      await tx.channels.lock(channelId);
+      const access = await this.channels.visible(channelId, userId, tx);
+      if (access.channel.guild_id === null) return this.dms.rename(tx, access.channel, userId, input.name);
+      if (isThread(access.channel.type)) return this.threads.modify(tx, access, input, userId);
+      return this.channels.modify(tx, access, input);
     });
   }
 
   delete(userId: string, channelId: string): Promise<Record<string, unknown>> {
-    return this.store.transaction(async (trx) => {
-      await this.store.lockChannel(trx, channelId);
-      const access = await this.channels.visible(channelId, userId, trx);
-      if (access.channel.guild_id === null) return this.dms.close(trx, access.channel, userId);
-      if (isThread(access.channel.type)) return this.threads.delete(trx, access);
-      return this.channels.deleteGuildChannel(trx, access);
+    return this.store.transaction(async (tx) => {
+      await tx.channels.lock(channelId);
+      const access = await this.channels.visible(channelId, userId, tx);
+      if (access.channel.guild_id === null) return this.dms.close(tx, access.channel, userId);
+      if (isThread(access.channel.type)) return this.threads.delete(tx, access);
+      return this.channels.deleteGuildChannel(tx, access);
     });
   }
 }

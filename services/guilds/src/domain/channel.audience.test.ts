@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GuildSnapshot } from '../store/channel.store.js';
+import type { GuildSnapshot } from './records.js';
 import { channelAudience, everyoneSees, viewerIds } from './channel.audience.js';
 import { assertGrantable, normaliseName } from './channel.service.js';
 import { Permission } from './permissions.js';

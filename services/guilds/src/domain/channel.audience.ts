@@ -1,5 +1,5 @@
 import type { Audience } from '@kith/platform';
-import type { GuildSnapshot } from '../store/channel.store.js';
+import type { GuildSnapshot } from './records.js';
 import { channelPermissions, hasAll, OverwriteType, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
 
 /**

@@ -1,88 +1,54 @@
-import { z } from 'zod';
-import { lengthString } from '@kith/platform';
-import { bitsField, idField, intIn, oneOf } from './input.fields.js';
+/** What the channel endpoints take, decoded and validated (http/channels.schemas.ts). */
 
-/** Request bodies of the channel endpoints (HTTP decodes with these; the domain gets typed input). */
+export interface OverwriteInput {
+  id: string;
+  type: number;
+  allow?: bigint | null;
+  deny?: bigint | null;
+}
 
-/** Text fields (NUL and broken surrogate pairs are refused by the platform's `parse`, before any schema). */
-const text = (min: number, max: number) => lengthString(min, max);
+interface ChannelFields {
+  topic?: string | null;
+  nsfw?: boolean | null;
+  bitrate?: number | null;
+  user_limit?: number | null;
+  rate_limit_per_user?: number | null;
+  position?: number | null;
+  permission_overwrites?: OverwriteInput[] | null;
+  parent_id?: string | null;
+  default_auto_archive_duration?: number | null;
+}
 
-export const CREATABLE_TYPES = [0, 2, 4, 5, 15] as const;
-export const AUTO_ARCHIVE_DURATIONS = [60, 1440, 4320, 10080] as const;
-
-export const overwriteInput = z.object({
-  id: idField,
-  type: oneOf([0, 1]),
-  allow: bitsField.nullish(),
-  deny: bitsField.nullish(),
-});
-export type OverwriteInput = z.output<typeof overwriteInput>;
-
-const channelFields = {
-  topic: text(0, 4096).nullish(),
-  nsfw: z.boolean().nullish(),
-  bitrate: intIn(8000, 384000).nullish(),
-  user_limit: intIn(0, 99).nullish(),
-  rate_limit_per_user: intIn(0, 21600).nullish(),
-  position: intIn(-2147483648, 2147483647).nullish(),
-  permission_overwrites: z.array(overwriteInput).max(100).nullish(),
-  parent_id: idField.nullish(),
-  default_auto_archive_duration: oneOf(AUTO_ARCHIVE_DURATIONS).nullish(),
-};
-
-export const createChannelBody = z.object({
-  name: text(1, 100),
-  type: oneOf(CREATABLE_TYPES).nullish(),
-  ...channelFields,
-});
-export type CreateChannelInput = z.output<typeof createChannelBody>;
+export interface CreateChannelInput extends ChannelFields {
+  name: string;
+  type?: number | null;
+}
 
 /** PATCH /channels/{id}: guild channel fields, thread fields and a group DM's name. */
-export const modifyChannelBody = z.object({
-  name: text(1, 100).optional(),
-  ...channelFields,
-  archived: z.boolean().optional(),
-  locked: z.boolean().optional(),
-  auto_archive_duration: oneOf(AUTO_ARCHIVE_DURATIONS).optional(),
-});
-export type ModifyChannelInput = z.output<typeof modifyChannelBody>;
+export interface ModifyChannelInput extends ChannelFields {
+  name?: string;
+  archived?: boolean;
+  locked?: boolean;
+  auto_archive_duration?: number;
+}
 
-export const positionsBody = z
-  .array(
-    z.object({
-      id: idField,
-      position: intIn(-2147483648, 2147483647).nullish(),
-      parent_id: idField.nullish(),
-      lock_permissions: z.boolean().nullish(),
-    }),
-  )
-  .min(1)
-  .max(500);
-export type PositionInput = z.output<typeof positionsBody>[number];
+export interface PositionInput {
+  id: string;
+  position?: number | null;
+  parent_id?: string | null;
+  lock_permissions?: boolean | null;
+}
 
-export const putOverwriteBody = z.object({
-  type: oneOf([0, 1]),
-  allow: bitsField.nullish(),
-  deny: bitsField.nullish(),
-});
+export interface CreateThreadInput {
+  name: string;
+  type?: number | null;
+  auto_archive_duration?: number | null;
+  invitable?: boolean | null;
+  rate_limit_per_user?: number | null;
+  message?: { content: string } | null;
+}
 
-export const createThreadBody = z.object({
-  name: text(1, 100),
-  type: oneOf([10, 11, 12]).nullish(),
-  auto_archive_duration: oneOf(AUTO_ARCHIVE_DURATIONS).nullish(),
-  invitable: z.boolean().nullish(),
-  rate_limit_per_user: intIn(0, 21600).nullish(),
-  message: z.object({ content: text(1, 2000) }).nullish(),
-});
-export type CreateThreadInput = z.output<typeof createThreadBody>;
-
-export const archivedQuery = z.object({
-  before: z.iso.datetime({ offset: true }).optional(),
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-});
-
-export const openPrivateBody = z.object({
-  recipient_id: idField.nullish(),
-  recipients: z.array(idField).max(10).nullish(),
-});
-export type OpenPrivateInput = z.output<typeof openPrivateBody>;
+export interface OpenPrivateInput {
+  recipient_id?: string | null;
+  recipients?: string[] | null;
+}

@@ -1,14 +1,11 @@
-import { ApiError } from '@kith/platform';
-import { ChannelType, isThread, type ChannelAccess, type ChannelRow, type GuildAccess, type PgAccess } from '../store/access.store.js';
-import { listGuildChannels, overwritesOf, type ChannelPatch, type PgChannelStore } from '../store/channel.store.js';
-import type { Db } from '../store/guilds.store.js';
-import { membersStore } from '../store/members.store.js';
-import { rolesStore } from '../store/roles.store.js';
-import { guildErrors, invalidField } from './guild.errors.js';
-import type { GuildChannelEvents, Trx } from './channel.events.js';
+import { ApiError, channelView, type ChannelData } from '@kith/platform';
+import { emitChannelEvent } from './channel.events.js';
 import type { CreateChannelInput, ModifyChannelInput, OverwriteInput, PositionInput } from './channel.input.js';
-import { renderChannel } from './channel.view.js';
+import { renderChannel, toChannel } from './channel.view.js';
+import { guildErrors, invalidField } from './guild.errors.js';
 import { channelPermissions, hasAll, Permission, type GuildPermissionContext, type Overwrite } from './permissions.js';
+import type { ChannelAccess, GuildAccess, GuildsStore, GuildsTx, GuildsUnit, IdSource } from './ports.js';
+import { ChannelType, isThread, type ChannelPatch, type ChannelRecord } from './records.js';
 
 export const MAX_GUILD_CHANNELS = 500;
 export const MAX_CATEGORY_CHANNELS = 50;
@@ -21,7 +18,7 @@ export function normaliseName(type: number, name: string): string {
 }
 
 /** A private thread is seen by its creator and moderators (MANAGE_THREADS) only; other threads as their parent. */
-export const seesThread = (channel: ChannelRow, userId: string, permissions: bigint): boolean =>
+export const seesThread = (channel: ChannelRecord, userId: string, permissions: bigint): boolean =>
   channel.type !== ChannelType.PRIVATE_THREAD || channel.owner_id === userId || hasAll(permissions, Permission.MANAGE_THREADS);
 
 /** What the schema cannot know without the type: a name left empty by trimming, a forum's longer topic. */
@@ -36,15 +33,16 @@ function checkTextFields(type: number, name: string, topic: string | null | unde
  * A guild's channels (threads excluded) as one member sees them, rendered: GET /guilds/{id}/channels
  * and the `channels` of GUILD_CREATE and READY.
  */
-export async function visibleGuildChannels(db: Db, guildId: string, ctx: GuildPermissionContext): Promise<Record<string, unknown>[]> {
-  const rows = await listGuildChannels(db, guildId);
-  const overwrites = await overwritesOf(
-    db,
-    rows.map((r) => r.id),
-  );
+export async function visibleGuildChannels(
+  unit: Pick<GuildsUnit, 'channels'>,
+  guildId: string,
+  ctx: GuildPermissionContext,
+): Promise<ChannelData[]> {
+  const rows = await unit.channels.listInGuild(guildId);
+  const overwrites = await unit.channels.overwritesOf(rows.map((r) => r.id));
   return rows.flatMap((row) => {
     const own = overwrites.get(row.id) ?? [];
-    return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [renderChannel(row, own)] : [];
+    return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [toChannel(row, own)] : [];
   });
 }
 
@@ -65,21 +63,24 @@ export function assertGrantable(held: bigint, overwrites: readonly Overwrite[]):
 /** Guild channels: listing, creating, changing, ordering, deleting and their permission overwrites. */
 export class ChannelService {
   constructor(
-    private readonly store: PgChannelStore,
-    private readonly access: PgAccess,
-    private readonly events: GuildChannelEvents,
+    private readonly store: GuildsStore,
+    private readonly ids: IdSource,
   ) {}
 
   /** The caller's access to a guild they are a member of; 10004 otherwise (existence is not leaked). */
-  async memberAccess(guildId: string, userId: string, db = this.store.db): Promise<GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> }> {
-    const guild = await this.access.guild(guildId, userId, db);
+  async memberAccess(
+    guildId: string,
+    userId: string,
+    unit: GuildsUnit = this.store,
+  ): Promise<GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> }> {
+    const guild = await unit.access.guild(guildId, userId);
     if (!guild?.ctx) throw ApiError.of('UNKNOWN_GUILD');
     return guild as GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> };
   }
 
   /** A channel the caller can see (a member with VIEW_CHANNEL, or a recipient); 10003 otherwise. */
-  async visible(channelId: string, userId: string, db = this.store.db): Promise<ChannelAccess> {
-    const access = await this.access.channel(channelId, userId, db);
+  async visible(channelId: string, userId: string, unit: GuildsUnit = this.store): Promise<ChannelAccess> {
+    const access = await unit.access.channel(channelId, userId);
     if (!access?.member) throw ApiError.of('UNKNOWN_CHANNEL');
     if (access.channel.guild_id !== null && !(access.permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
     if (!seesThread(access.channel, userId, access.permissions)) throw ApiError.of('UNKNOWN_CHANNEL');
@@ -88,28 +89,28 @@ export class ChannelService {
 
   async list(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
     const guild = await this.memberAccess(guildId, userId);
-    return visibleGuildChannels(this.store.db, guildId, guild.ctx);
+    return (await visibleGuildChannels(this.store, guildId, guild.ctx)).map((c) => channelView(c));
   }
 
   async create(userId: string, guildId: string, input: CreateChannelInput): Promise<Record<string, unknown>> {
     const type = input.type ?? ChannelType.GUILD_TEXT;
-    return this.store.transaction(async (trx) => {
-      await this.store.lockGuild(trx, guildId);
-      const guild = await this.memberAccess(guildId, userId, trx);
+    return this.store.transaction(async (tx) => {
+      await tx.guilds.lock(guildId);
+      const guild = await this.memberAccess(guildId, userId, tx);
       if (!hasAll(guild.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
       const overwrites = toOverwrites(input.permission_overwrites ?? []);
       assertGrantable(guild.permissions, overwrites);
-      if (input.parent_id) await this.checkParent(trx, guildId, type, input.parent_id);
-      if ((await this.store.countGuildChannels(trx, guildId)) >= MAX_GUILD_CHANNELS) throw guildErrors.maxGuildChannels();
+      if (input.parent_id) await this.checkParent(tx, guildId, type, input.parent_id);
+      if ((await tx.channels.countInGuild(guildId)) >= MAX_GUILD_CHANNELS) throw guildErrors.maxGuildChannels();
       const voice = type === ChannelType.GUILD_VOICE;
       const name = normaliseName(type, input.name);
       checkTextFields(type, name, input.topic);
-      const row = await this.store.insert(trx, {
-        id: this.store.newId(),
+      const row = await tx.channels.insert({
+        id: this.ids.next(),
         type,
         guild_id: guildId,
         name,
-        position: input.position ?? (await this.store.nextPosition(trx, guildId)),
+        position: input.position ?? (await tx.channels.nextPosition(guildId)),
         topic: voice || type === ChannelType.GUILD_CATEGORY ? null : (input.topic ?? null),
         nsfw: input.nsfw ?? false,
         bitrate: voice ? (input.bitrate ?? 64000) : null,
@@ -117,22 +118,22 @@ export class ChannelService {
         rate_limit_per_user: input.rate_limit_per_user ?? 0,
         parent_id: input.parent_id ?? null,
         default_auto_archive_duration: input.default_auto_archive_duration ?? null,
-        available_tags: type === ChannelType.GUILD_FORUM ? '[]' : null,
+        available_tags: type === ChannelType.GUILD_FORUM ? [] : null,
       });
-      await this.store.replaceOverwrites(trx, row.id, overwrites);
-      await this.events.emit(trx, 'CHANNEL_CREATE', row, [overwrites]);
+      await tx.channels.replaceOverwrites(row.id, overwrites);
+      await emitChannelEvent(tx, 'CHANNEL_CREATE', row, [overwrites]);
       return renderChannel(row, overwrites);
     });
   }
 
   /** A new parent must be a category of the same guild with room; categories have no parent. */
-  private async checkParent(trx: Trx, guildId: string, type: number, parentId: string): Promise<void> {
+  private async checkParent(tx: GuildsUnit, guildId: string, type: number, parentId: string): Promise<void> {
     if (type === ChannelType.GUILD_CATEGORY)
       throw invalidField('parent_id', 'CHANNEL_PARENT_INVALID_TYPE', 'Categories cannot have subcategories');
-    const parent = await this.store.get(trx, parentId);
+    const parent = await tx.channels.get(parentId);
     if (parent?.guild_id !== guildId || parent.type !== ChannelType.GUILD_CATEGORY)
       throw invalidField('parent_id', 'CHANNEL_PARENT_INVALID_TYPE', 'Not a category');
-    if ((await this.store.countInCategory(trx, parentId)) >= MAX_CATEGORY_CHANNELS)
+    if ((await tx.channels.countInCategory(parentId)) >= MAX_CATEGORY_CHANNELS)
       throw invalidField(
         'parent_id',
         'CHANNEL_PARENT_MAX_CHANNELS',
@@ -140,15 +141,11 @@ export class ChannelService {
       );
   }
 
-  overwritesOf(channelId: string): Promise<Overwrite[]> {
-    return this.access.overwrites(channelId);
-  }
-
   /** PATCH of a guild channel (not a thread, not a private channel). */
-  async modify(trx: Trx, access: ChannelAccess, input: ModifyChannelInput): Promise<Record<string, unknown>> {
+  async modify(tx: GuildsTx, access: ChannelAccess, input: ModifyChannelInput): Promise<Record<string, unknown>> {
     const { channel } = access;
     if (!hasAll(access.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
-    const before = await this.access.overwrites(channel.id, trx);
+    const before = await tx.channels.overwrites(channel.id);
     let after = before;
     if (input.permission_overwrites != null) {
       if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
@@ -159,16 +156,16 @@ export class ChannelService {
         access.permissions,
         after.filter((o) => !before.some((b) => same(o, b))),
       );
-      await this.store.replaceOverwrites(trx, channel.id, after);
+      await tx.channels.replaceOverwrites(channel.id, after);
     }
     if (input.parent_id != null && input.parent_id !== channel.parent_id)
-      await this.checkParent(trx, channel.guild_id!, channel.type, input.parent_id);
-    const row = await this.store.update(trx, channel.id, this.patchOf(channel, input));
-    await this.events.emit(trx, 'CHANNEL_UPDATE', row, [before, after]);
+      await this.checkParent(tx, channel.guild_id!, channel.type, input.parent_id);
+    const row = await tx.channels.update(channel.id, this.patchOf(channel, input));
+    await emitChannelEvent(tx, 'CHANNEL_UPDATE', row, [before, after]);
     return renderChannel(row, after);
   }
 
-  private patchOf(channel: ChannelRow, input: ModifyChannelInput): ChannelPatch {
+  private patchOf(channel: ChannelRecord, input: ModifyChannelInput): ChannelPatch {
     const patch: ChannelPatch = {};
     if (input.name !== undefined) patch.name = normaliseName(channel.type, input.name);
     checkTextFields(channel.type, patch.name ?? channel.name ?? 'x', input.topic);
@@ -187,79 +184,77 @@ export class ChannelService {
 
   /** Reorders and re-parents channels of a guild; one CHANNEL_UPDATE per channel that moved. */
   async reorder(userId: string, guildId: string, items: readonly PositionInput[]): Promise<void> {
-    await this.store.transaction(async (trx) => {
-      await this.store.lockGuild(trx, guildId);
-      const guild = await this.memberAccess(guildId, userId, trx);
+    await this.store.transaction(async (tx) => {
+      await tx.guilds.lock(guildId);
+      const guild = await this.memberAccess(guildId, userId, tx);
       if (!hasAll(guild.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
-      const rows = new Map((await this.store.listGuildChannels(trx, guildId)).map((r) => [r.id, r]));
+      const rows = new Map((await tx.channels.listInGuild(guildId)).map((r) => [r.id, r]));
       for (const [index, item] of items.entries()) {
         const channel = rows.get(item.id);
         if (!channel) throw invalidField(`${index}.id`, 'CHANNEL_INVALID', 'Channel is not in this guild');
         const patch: ChannelPatch = {};
         if (item.position != null) patch.position = item.position;
         if (item.parent_id !== undefined && item.parent_id !== channel.parent_id) {
-          if (item.parent_id !== null) await this.checkParent(trx, guildId, channel.type, item.parent_id);
+          if (item.parent_id !== null) await this.checkParent(tx, guildId, channel.type, item.parent_id);
           patch.parent_id = item.parent_id;
         }
         if (Object.keys(patch).length === 0) continue;
-        const before = await this.access.overwrites(channel.id, trx);
+        const before = await tx.channels.overwrites(channel.id);
         let after = before;
         if (item.lock_permissions && patch.parent_id) {
-          after = await this.access.overwrites(patch.parent_id, trx);
-          await this.store.replaceOverwrites(trx, channel.id, after);
+          after = await tx.channels.overwrites(patch.parent_id);
+          await tx.channels.replaceOverwrites(channel.id, after);
         }
-        const row = await this.store.update(trx, channel.id, patch);
-        await this.events.emit(trx, 'CHANNEL_UPDATE', row, [before, after]);
+        const row = await tx.channels.update(channel.id, patch);
+        await emitChannelEvent(tx, 'CHANNEL_UPDATE', row, [before, after]);
       }
     });
   }
 
   /** Deletes a guild channel (MANAGE_CHANNELS) and answers it as it was. */
-  async deleteGuildChannel(trx: Trx, access: ChannelAccess): Promise<Record<string, unknown>> {
+  async deleteGuildChannel(tx: GuildsTx, access: ChannelAccess): Promise<Record<string, unknown>> {
     if (!hasAll(access.permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
     const { channel } = access;
-    const overwrites = await this.access.overwrites(channel.id, trx);
+    const overwrites = await tx.channels.overwrites(channel.id);
     const rendered = renderChannel(channel, overwrites);
     // The audience is computed before the row goes: afterwards nobody "sees" it.
-    await this.events.emit(trx, 'CHANNEL_DELETE', channel, [overwrites], rendered);
-    const children = (await this.store.listGuildChannels(trx, channel.guild_id!)).filter((c) => c.parent_id === channel.id);
-    await this.store.delete(trx, channel);
+    await emitChannelEvent(tx, 'CHANNEL_DELETE', channel, [overwrites], rendered);
+    const children = (await tx.channels.listInGuild(channel.guild_id!)).filter((c) => c.parent_id === channel.id);
+    await tx.channels.delete(channel);
     // A deleted category's channels stay, without a category: clients hear they moved.
     for (const child of children) {
-      const own = await this.access.overwrites(child.id, trx);
-      await this.events.emit(trx, 'CHANNEL_UPDATE', { ...child, parent_id: null }, [own]);
+      const own = await tx.channels.overwrites(child.id);
+      await emitChannelEvent(tx, 'CHANNEL_UPDATE', { ...child, parent_id: null }, [own]);
     }
     return rendered;
   }
 
   async putOverwrite(userId: string, channelId: string, overwrite: Overwrite): Promise<void> {
-    await this.changeOverwrites(userId, channelId, async (trx, channel, held) => {
+    await this.changeOverwrites(userId, channelId, async (tx, channel, held) => {
       assertGrantable(held, [overwrite]);
       const target =
-        overwrite.type === 0
-          ? await rolesStore.role(trx, channel.guild_id!, overwrite.id)
-          : await membersStore.member(trx, channel.guild_id!, overwrite.id);
+        overwrite.type === 0 ? await tx.roles.get(channel.guild_id!, overwrite.id) : await tx.members.get(channel.guild_id!, overwrite.id);
       if (!target) throw overwrite.type === 0 ? guildErrors.unknownRole() : guildErrors.unknownMember();
-      await this.store.putOverwrite(trx, channel.id, overwrite);
+      await tx.channels.putOverwrite(channel.id, overwrite);
     });
   }
 
   async deleteOverwrite(userId: string, channelId: string, targetId: string): Promise<void> {
-    await this.changeOverwrites(userId, channelId, async (trx, channel) => {
-      await this.store.deleteOverwrite(trx, channel.id, targetId);
+    await this.changeOverwrites(userId, channelId, async (tx, channel) => {
+      await tx.channels.deleteOverwrite(channel.id, targetId);
     });
   }
 
   /**
-   * A role is being deleted (in `trx`, the guild row locked): its overwrites go with it, and each
+   * A role is being deleted (in `tx`, the guild row locked): its overwrites go with it, and each
    * channel that had one is announced as it now is. Called before the role row goes, so the
    * audience is reckoned with the role still held: its holders hear of the channel too.
    */
-  async dropRoleOverwrites(trx: Trx, guildId: string, roleId: string): Promise<void> {
-    for (const channel of await this.store.channelsWithOverwrite(trx, guildId, roleId)) {
-      const before = await this.access.overwrites(channel.id, trx);
-      await this.store.deleteOverwrite(trx, channel.id, roleId);
-      await this.events.emit(trx, 'CHANNEL_UPDATE', channel, [before, await this.access.overwrites(channel.id, trx)]);
+  async dropRoleOverwrites(tx: GuildsTx, guildId: string, roleId: string): Promise<void> {
+    for (const channel of await tx.channels.withOverwriteFor(guildId, roleId)) {
+      const before = await tx.channels.overwrites(channel.id);
+      await tx.channels.deleteOverwrite(channel.id, roleId);
+      await emitChannelEvent(tx, 'CHANNEL_UPDATE', channel, [before, await tx.channels.overwrites(channel.id)]);
     }
   }
 
@@ -267,17 +262,17 @@ export class ChannelService {
   private async changeOverwrites(
     userId: string,
     channelId: string,
-    change: (trx: Trx, channel: ChannelRow, held: bigint) => Promise<void>,
+    change: (tx: GuildsTx, channel: ChannelRecord, held: bigint) => Promise<void>,
   ) {
-    await this.store.transaction(async (trx) => {
-      await this.store.lockChannel(trx, channelId);
-      const access = await this.visible(channelId, userId, trx);
+    await this.store.transaction(async (tx) => {
+      await tx.channels.lock(channelId);
+      const access = await this.visible(channelId, userId, tx);
       const { channel } = access;
       if (channel.guild_id === null || isThread(channel.type)) throw guildErrors.wrongChannelType();
       if (!hasAll(access.permissions, Permission.MANAGE_ROLES)) throw ApiError.of('MISSING_PERMISSIONS');
-      const before = await this.access.overwrites(channel.id, trx);
-      await change(trx, channel, access.permissions);
-      await this.events.emit(trx, 'CHANNEL_UPDATE', channel, [before, await this.access.overwrites(channel.id, trx)]);
+      const before = await tx.channels.overwrites(channel.id);
+      await change(tx, channel, access.permissions);
+      await emitChannelEvent(tx, 'CHANNEL_UPDATE', channel, [before, await tx.channels.overwrites(channel.id)]);
     });
   }
 }

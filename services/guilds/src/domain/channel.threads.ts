@@ -1,21 +1,12 @@
 import { ApiError } from '@kith/platform';
-import { ChannelType, type ChannelAccess, type PgAccess } from '../store/access.store.js';
-import type { ChannelPatch, PgChannelStore } from '../store/channel.store.js';
-import { invalidField, guildErrors } from './guild.errors.js';
-import type { GuildChannelEvents, Trx } from './channel.events.js';
+import { emitChannelEvent } from './channel.events.js';
 import type { CreateThreadInput, ModifyChannelInput } from './channel.input.js';
 import { seesThread, type ChannelService } from './channel.service.js';
 import { renderChannel } from './channel.view.js';
+import { guildErrors, invalidField } from './guild.errors.js';
 import { channelPermissions, hasAll, Permission } from './permissions.js';
-
-export interface ThreadMetadata {
-  archived: boolean;
-  auto_archive_duration: number;
-  archive_timestamp: string;
-  locked: boolean;
-  invitable?: boolean;
-  create_timestamp: string;
-}
+import type { ChannelAccess, GuildsStore, GuildsTx, IdSource } from './ports.js';
+import { ChannelType, type ChannelPatch, type StoredThreadMetadata as ThreadMetadata } from './records.js';
 
 const DEFAULT_AUTO_ARCHIVE = 4320;
 const TEXT_PARENTS: readonly number[] = [ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT];
@@ -47,15 +38,14 @@ const requiredToStart = (parentType: number, type: number): bigint =>
 /** Threads: started in text, announcement and forum channels; they take their parent's permissions. */
 export class ThreadService {
   constructor(
-    private readonly store: PgChannelStore,
-    private readonly access: PgAccess,
-    private readonly events: GuildChannelEvents,
+    private readonly store: GuildsStore,
+    private readonly ids: IdSource,
     private readonly channels: ChannelService,
   ) {}
 
   async create(userId: string, parentId: string, input: CreateThreadInput): Promise<Record<string, unknown>> {
-    return this.store.transaction(async (trx) => {
-      const parent = await this.channels.visible(parentId, userId, trx);
+    return this.store.transaction(async (tx) => {
+      const parent = await this.channels.visible(parentId, userId, tx);
       if (parent.channel.guild_id === null) throw guildErrors.wrongChannelType();
       const type = threadTypeFor(parent.channel.type, input);
       if (!hasAll(parent.permissions, requiredToStart(parent.channel.type, type))) throw ApiError.of('MISSING_PERMISSIONS');
@@ -68,30 +58,30 @@ export class ThreadService {
         ...(type === ChannelType.PRIVATE_THREAD ? { invitable: input.invitable ?? true } : {}),
         create_timestamp: now,
       };
-      const row = await this.store.insert(trx, {
-        id: this.store.newId(),
+      const row = await tx.channels.insert({
+        id: this.ids.next(),
         type,
         guild_id: parent.channel.guild_id,
         parent_id: parent.channel.id,
         owner_id: userId,
         name: input.name.trim(),
         rate_limit_per_user: input.rate_limit_per_user ?? 0,
-        thread_metadata: JSON.stringify(metadata),
+        thread_metadata: metadata,
         message_count: 0,
         member_count: 1,
         applied_tags: parent.channel.type === ChannelType.GUILD_FORUM ? [] : null,
       });
-      const parentOverwrites = await this.access.overwrites(parent.channel.id, trx);
+      const parentOverwrites = await tx.channels.overwrites(parent.channel.id);
       const rendered = renderChannel(row);
-      await this.events.emit(trx, 'THREAD_CREATE', row, [parentOverwrites], { ...rendered, newly_created: true });
+      await emitChannelEvent(tx, 'THREAD_CREATE', row, [parentOverwrites], { ...rendered, newly_created: true });
       return rendered;
     });
   }
 
   /** PATCH of a thread: MANAGE_THREADS, or its owner for everything but `locked` (and not to reopen a locked thread). */
-  async modify(trx: Trx, access: ChannelAccess, input: ModifyChannelInput, userId: string): Promise<Record<string, unknown>> {
+  async modify(tx: GuildsTx, access: ChannelAccess, input: ModifyChannelInput, userId: string): Promise<Record<string, unknown>> {
     const { channel } = access;
-    const metadata = channel.thread_metadata as ThreadMetadata;
+    const metadata = channel.thread_metadata!;
     const moderator = hasAll(access.permissions, Permission.MANAGE_THREADS);
     if (!moderator) {
       const ownerMayDo = channel.owner_id === userId && input.locked === undefined && !(metadata.locked && input.archived === false);
@@ -104,33 +94,33 @@ export class ThreadService {
     }
     if (input.locked !== undefined) next.locked = input.locked;
     if (input.auto_archive_duration !== undefined) next.auto_archive_duration = input.auto_archive_duration;
-    const patch: ChannelPatch = { thread_metadata: JSON.stringify(next) };
+    const patch: ChannelPatch = { thread_metadata: next };
     if (input.name !== undefined) patch.name = input.name.trim();
     if (input.rate_limit_per_user != null) patch.rate_limit_per_user = input.rate_limit_per_user;
-    const row = await this.store.update(trx, channel.id, patch);
-    await this.events.emit(trx, 'THREAD_UPDATE', row, [await this.access.overwrites(channel.parent_id!, trx)]);
+    const row = await tx.channels.update(channel.id, patch);
+    await emitChannelEvent(tx, 'THREAD_UPDATE', row, [await tx.channels.overwrites(channel.parent_id!)]);
     return renderChannel(row);
   }
 
   /** Deleting a thread takes MANAGE_THREADS. */
-  async delete(trx: Trx, access: ChannelAccess): Promise<Record<string, unknown>> {
+  async delete(tx: GuildsTx, access: ChannelAccess): Promise<Record<string, unknown>> {
     if (!hasAll(access.permissions, Permission.MANAGE_THREADS)) throw ApiError.of('MISSING_PERMISSIONS');
     const { channel } = access;
     const data = { id: channel.id, guild_id: channel.guild_id, parent_id: channel.parent_id, type: channel.type };
-    await this.events.emit(trx, 'THREAD_DELETE', channel, [await this.access.overwrites(channel.parent_id!, trx)], data);
-    await this.store.delete(trx, channel);
+    await emitChannelEvent(tx, 'THREAD_DELETE', channel, [await tx.channels.overwrites(channel.parent_id!)], data);
+    await tx.channels.delete(channel);
     return renderChannel(channel);
   }
 
   /** The guild's unarchived threads in channels the caller sees. */
   async active(userId: string, guildId: string): Promise<{ threads: unknown[]; members: unknown[] }> {
     const guild = await this.channels.memberAccess(guildId, userId);
-    const threads = await this.store.activeThreads(this.store.db, guildId);
+    const threads = await this.store.channels.activeThreads(guildId);
     const inParent = new Map<string, bigint>();
     const visible = [];
     for (const thread of threads) {
       const parentId = thread.parent_id!;
-      if (!inParent.has(parentId)) inParent.set(parentId, channelPermissions(guild.ctx, await this.access.overwrites(parentId)));
+      if (!inParent.has(parentId)) inParent.set(parentId, channelPermissions(guild.ctx, await this.store.channels.overwrites(parentId)));
       const permissions = inParent.get(parentId)!;
       if (permissions & Permission.VIEW_CHANNEL && seesThread(thread, userId, permissions)) visible.push(renderChannel(thread));
     }
@@ -142,7 +132,7 @@ export class ThreadService {
     const parent = await this.channels.visible(channelId, userId);
     if (parent.channel.guild_id === null) throw guildErrors.wrongChannelType();
     if (!hasAll(parent.permissions, Permission.READ_MESSAGE_HISTORY)) throw ApiError.of('MISSING_PERMISSIONS');
-    const rows = await this.store.archivedPublicThreads(this.store.db, channelId, before ?? new Date().toISOString(), limit + 1);
+    const rows = await this.store.channels.archivedPublicThreads(channelId, before ?? new Date().toISOString(), limit + 1);
     return { threads: rows.slice(0, limit).map((r) => renderChannel(r)), members: [], has_more: rows.length > limit };
   }
 }

@@ -1,77 +1,75 @@
-import type { ChannelRow } from '../store/access.store.js';
-import { ChannelType, isThread } from '../store/access.store.js';
+import { channelView, type ChannelData, type ContractUser } from '@kith/platform';
 import type { Overwrite } from './permissions.js';
+import type { ChannelRecord, StoredForumTag, StoredReaction, StoredThreadMetadata } from './records.js';
 
-/** A user as objects embed them (DM recipients, members): the platform's partial user. */
-export interface PartialUser {
-  id: string;
-  username: string;
-  discriminator: string;
-  global_name: string | null;
-  avatar: string | null;
-  public_flags: number;
-  bot?: boolean;
+function threadMetadata(m: StoredThreadMetadata | null): ChannelData['threadMetadata'] {
+  if (!m) return undefined;
+  return {
+    archived: m.archived,
+    autoArchiveDuration: m.auto_archive_duration,
+    archiveTimestamp: m.archive_timestamp,
+    locked: m.locked,
+    invitable: m.invitable,
+    createTimestamp: m.create_timestamp,
+  };
 }
 
-const renderOverwrite = (o: Overwrite) => ({ id: o.id, type: o.type, allow: o.allow.toString(), deny: o.deny.toString() });
+const tags = (stored: StoredForumTag[] | null): ChannelData['availableTags'] =>
+  (stored ?? []).map((t) => ({
+    id: t.id,
+    name: t.name,
+    moderated: t.moderated ?? false,
+    emojiId: t.emoji_id ?? undefined,
+    emojiName: t.emoji_name ?? undefined,
+  }));
+
+function reaction(r: StoredReaction | null): ChannelData['defaultReactionEmoji'] {
+  if (!r) return undefined;
+  return { emojiId: r.emoji_id ?? undefined, emojiName: r.emoji_name ?? undefined };
+}
 
 /**
- * The channel object as the platform renders it: guild channels carry `guild_id`, `position`,
- * `permission_overwrites`; threads `thread_metadata`; DMs and group DMs `recipients` (never the
- * viewer themself).
+ * A channel as the contract carries it. Private channels name every participant
+ * (`participantIds`, in the order they joined) with the users auth knows of them.
  */
-export function renderChannel(
-  row: ChannelRow,
+export function toChannel(
+  row: ChannelRecord,
   overwrites: readonly Overwrite[] = [],
-  recipients: readonly PartialUser[] = [],
-): Record<string, unknown> {
-  const base: Record<string, unknown> = { id: row.id, type: row.type, flags: row.flags };
-  if (row.type === ChannelType.DM || row.type === ChannelType.GROUP_DM) {
-    base.last_message_id = row.last_message_id;
-    base.recipients = recipients;
-    if (row.type === ChannelType.GROUP_DM) {
-      base.name = row.name;
-      base.icon = row.icon;
-      base.owner_id = row.owner_id;
-    }
-    return base;
-  }
-  base.guild_id = row.guild_id;
-  base.name = row.name;
-  base.parent_id = row.parent_id;
-  base.nsfw = row.nsfw;
-  if (isThread(row.type)) {
-    base.owner_id = row.owner_id;
-    base.last_message_id = row.last_message_id;
-    base.rate_limit_per_user = row.rate_limit_per_user;
-    base.message_count = row.message_count ?? 0;
-    base.member_count = row.member_count ?? 0;
-    // Messages ever sent, deletions included; messages are not counted here yet, so as message_count.
-    base.total_message_sent = row.message_count ?? 0;
-    base.thread_metadata = row.thread_metadata;
-    if (row.applied_tags) base.applied_tags = row.applied_tags;
-    return base;
-  }
-  base.position = row.position;
-  base.permission_overwrites = overwrites.map(renderOverwrite);
-  if (row.type !== ChannelType.GUILD_CATEGORY) {
-    base.last_message_id = row.last_message_id;
-    base.rate_limit_per_user = row.rate_limit_per_user;
-  }
-  if (row.type === ChannelType.GUILD_VOICE || row.type === ChannelType.GUILD_STAGE_VOICE) {
-    base.bitrate = row.bitrate;
-    base.user_limit = row.user_limit;
-    base.rtc_region = row.rtc_region;
-  } else if (row.type !== ChannelType.GUILD_CATEGORY) {
-    base.topic = row.topic;
-  }
-  if (row.type === ChannelType.GUILD_FORUM || row.type === ChannelType.GUILD_MEDIA) {
-    base.available_tags = row.available_tags ?? [];
-    base.default_reaction_emoji = row.default_reaction_emoji;
-    base.default_sort_order = row.default_sort_order;
-    base.default_forum_layout = row.default_forum_layout ?? 0;
-    base.default_thread_rate_limit_per_user = row.default_thread_rate_limit_per_user ?? 0;
-  }
-  if (row.default_auto_archive_duration !== null) base.default_auto_archive_duration = row.default_auto_archive_duration;
-  return base;
+  participantIds: readonly string[] = [],
+  users: ReadonlyMap<string, ContractUser> = new Map(),
+): ChannelData {
+  return {
+    id: row.id,
+    type: row.type,
+    guildId: row.guild_id ?? '',
+    parentId: row.parent_id ?? '',
+    name: row.name ?? '',
+    recipientIds: [...participantIds],
+    ownerId: row.owner_id ?? '',
+    flags: row.flags,
+    lastMessageId: row.last_message_id ?? '',
+    recipients: participantIds.flatMap((id) => users.get(id) ?? []),
+    icon: row.icon ?? '',
+    nsfw: row.nsfw,
+    position: row.position,
+    permissionOverwrites: overwrites.map((o) => ({ id: o.id, type: o.type, allow: o.allow.toString(), deny: o.deny.toString() })),
+    topic: row.topic ?? undefined,
+    rateLimitPerUser: row.rate_limit_per_user,
+    bitrate: row.bitrate ?? undefined,
+    userLimit: row.user_limit ?? undefined,
+    rtcRegion: row.rtc_region ?? '',
+    defaultAutoArchiveDuration: row.default_auto_archive_duration ?? 0,
+    availableTags: tags(row.available_tags),
+    defaultReactionEmoji: reaction(row.default_reaction_emoji),
+    defaultSortOrder: row.default_sort_order ?? undefined,
+    defaultForumLayout: row.default_forum_layout ?? 0,
+    defaultThreadRateLimitPerUser: row.default_thread_rate_limit_per_user ?? 0,
+    threadMetadata: threadMetadata(row.thread_metadata),
+    messageCount: row.message_count ?? 0,
+    memberCount: row.member_count ?? 0,
+    appliedTags: row.applied_tags ? { tagIds: row.applied_tags } : undefined,
+  };
 }
+
+/** A guild channel or thread as the platform renders it (threads and categories take no overwrites). */
+export const renderChannel = (row: ChannelRecord, overwrites: readonly Overwrite[] = []) => channelView(toChannel(row, overwrites));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RoleRow } from '../store/roles.store.js';
+import type { RoleRecord as RoleRow } from './records.js';
 import { highestPosition, requireAbove, requireGrantable, requireOutranks, requirePermission, type Actor } from './guild.guard.js';
 import { ALL_PERMISSIONS, Permission } from './permissions.js';
 

@@ -1,8 +1,7 @@
 import { ApiError } from '@kith/platform';
-import type { PgAccess } from '../store/access.store.js';
-import type { Db } from '../store/guilds.store.js';
-import { rolesStore, type RoleRow } from '../store/roles.store.js';
 import { hasAll, Permission, type GuildPermissionContext } from './permissions.js';
+import type { GuildsUnit } from './ports.js';
+import type { RoleRecord } from './records.js';
 
 /** A member acting in a guild: what permission and hierarchy checks need. */
 export interface Actor {
@@ -12,13 +11,13 @@ export interface Actor {
   isOwner: boolean;
   ctx: GuildPermissionContext;
   permissions: bigint;
-  roles: RoleRow[];
+  roles: RoleRecord[];
   /** The position of the actor's highest role (0: only `@everyone`). */
   highest: number;
 }
 
 /** The highest position among these role ids (`@everyone` is 0). */
-export function highestPosition(roleIds: readonly string[], roles: readonly RoleRow[]): number {
+export function highestPosition(roleIds: readonly string[], roles: readonly RoleRecord[]): number {
   const ids = new Set(roleIds);
   return roles.reduce((top, r) => (ids.has(r.id) && r.position > top ? r.position : top), 0);
 }
@@ -27,8 +26,8 @@ export function highestPosition(roleIds: readonly string[], roles: readonly Role
  * The caller as a member of the guild. A guild the caller is not in does not exist for them
  * (the platform hides it): 10004 either way.
  */
-export async function actorIn(db: Db, access: PgAccess, guildId: string, userId: string): Promise<Actor> {
-  const [guildAccess, roles] = await Promise.all([access.guild(guildId, userId, db), rolesStore.roles(db, guildId)]);
+export async function actorIn(unit: Pick<GuildsUnit, 'access' | 'roles'>, guildId: string, userId: string): Promise<Actor> {
+  const [guildAccess, roles] = await Promise.all([unit.access.guild(guildId, userId), unit.roles.list(guildId)]);
   if (!guildAccess?.ctx) throw ApiError.of('UNKNOWN_GUILD');
   const ctx = guildAccess.ctx;
   return {

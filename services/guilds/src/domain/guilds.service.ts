@@ -1,18 +1,13 @@
-import { ApiError } from '@kith/platform';
-import type { Updateable } from 'kysely';
-import { ChannelType } from '../store/access.store.js';
-import { guildsStore } from '../store/guilds.store.js';
-import { membersStore } from '../store/members.store.js';
-import { rolesStore } from '../store/roles.store.js';
-import type { GuildsTable } from '../store/schema.js';
-import type { GuildsDeps } from './deps.js';
+import { ApiError, guildCreateView } from '@kith/platform';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requirePermission } from './guild.guard.js';
+import { renderGuild, renderUserGuild } from './guild.view.js';
 import { imageHash } from './image.hash.js';
-import { guildCounts, renderGuild, renderUserGuild } from './guild.view.js';
-import { MAX_GUILDS_PER_USER, removeUnlessOwner, renderGuildFor } from './membership.service.js';
+import { guildCreateFor, MAX_GUILDS_PER_USER, type MembershipService } from './membership.service.js';
 import { basePermissions, Permission } from './permissions.js';
-import { userById } from './user.directory.js';
+import type { GuildsStore, IdSource, UserDirectory } from './ports.js';
+import { ChannelType, type GuildColumns } from './records.js';
+import { userOf } from './user.directory.js';
 
 /**
  * What `@everyone` may do in a new guild: read and talk in text and voice, react, invite, thread,
@@ -69,9 +64,9 @@ export interface GuildSettings {
   premium_progress_bar_enabled?: boolean;
 }
 
-function columnsOf(settings: GuildSettings): Updateable<GuildsTable> {
+function columnsOf(settings: GuildSettings): GuildColumns {
   const { icon, banner, splash, ...rest } = settings;
-  const columns: Updateable<GuildsTable> = { ...rest };
+  const columns: GuildColumns = { ...rest };
   if (icon !== undefined) columns.icon = imageHash(icon);
   if (banner !== undefined) columns.banner = imageHash(banner);
   if (splash !== undefined) columns.splash = imageHash(splash);
@@ -91,18 +86,22 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 const CHANNEL_FIELDS = ['afk_channel_id', 'system_channel_id', 'rules_channel_id', 'public_updates_channel_id'] as const;
 
 export class GuildsService {
-  constructor(private readonly deps: GuildsDeps) {}
+  constructor(
+    private readonly store: GuildsStore,
+    private readonly users: UserDirectory,
+    private readonly ids: IdSource,
+    private readonly membership: MembershipService,
+  ) {}
 
   /** Creates a guild owned by the caller: `@everyone`, a `general` text channel, the owner as member. */
   async create(userId: string, settings: GuildSettings & { name: string }): Promise<Record<string, unknown>> {
-    const { db, ids, outbox } = this.deps;
-    const user = await userById(this.deps.auth, userId);
+    const user = await userOf(this.users, userId);
     if (!user) throw ApiError.unauthorized();
-    const guildId = ids.next();
-    const channelId = ids.next();
-    return db.transaction().execute(async (trx) => {
-      await membersStore.lockUserMemberships(trx, userId);
-      if ((await membersStore.guildCountOf(trx, userId)) >= MAX_GUILDS_PER_USER) throw ApiError.of('MAX_GUILDS');
+    const guildId = this.ids.next();
+    const channelId = this.ids.next();
+    return this.store.transaction(async (tx) => {
+      await tx.members.lockUser(userId);
+      if ((await tx.members.countGuildsOf(userId)) >= MAX_GUILDS_PER_USER) throw ApiError.of('MAX_GUILDS');
       const {
         afk_channel_id: _a,
         system_channel_id: _s,
@@ -110,83 +109,73 @@ export class GuildsService {
         public_updates_channel_id: _p,
         ...rest
       } = columnsOf(settings);
-      await guildsStore.insertGuild(trx, { ...rest, id: guildId, name: settings.name, owner_id: userId, system_channel_id: channelId });
-      await rolesStore.insertRole(trx, {
+      await tx.guilds.insert({ ...rest, id: guildId, name: settings.name, owner_id: userId, system_channel_id: channelId });
+      await tx.roles.insert({
         id: guildId,
         guild_id: guildId,
         name: '@everyone',
         position: 0,
         permissions: DEFAULT_EVERYONE_PERMISSIONS,
       });
-      await guildsStore.insertChannel(trx, {
-        id: channelId,
-        type: ChannelType.GUILD_TEXT,
-        guild_id: guildId,
-        name: 'general',
-        topic: null,
-      });
-      await membersStore.insertMember(trx, { guild_id: guildId, user_id: userId }, []);
-      const guild = (await guildsStore.guild(trx, guildId))!;
-      const member = (await membersStore.member(trx, guildId, userId))!;
-      const guildJson = await renderGuildFor(trx, guild, member, user);
-      await outbox.enqueue(trx, [{ name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildJson }]);
-      return renderGuild(guild, await rolesStore.roles(trx, guildId));
+      await tx.channels.insert({ id: channelId, type: ChannelType.GUILD_TEXT, guild_id: guildId, name: 'general', topic: null });
+      await tx.members.insert({ guild_id: guildId, user_id: userId }, []);
+      const guild = (await tx.guilds.get(guildId))!;
+      const member = (await tx.members.get(guildId, userId))!;
+      const created = guildCreateView(await guildCreateFor(tx, guild, member, user));
+      await tx.emit([{ name: 'GUILD_CREATE', audience: { users: [userId] }, data: created }]);
+      return renderGuild(guild, await tx.roles.list(guildId));
     });
   }
 
   async get(userId: string, guildId: string, withCounts: boolean): Promise<Record<string, unknown>> {
-    await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const guild = await guildsStore.guild(this.deps.db, guildId);
+    const actor = await actorIn(this.store, guildId, userId);
+    const guild = await this.store.guilds.get(guildId);
     if (!guild) throw ApiError.of('UNKNOWN_GUILD');
-    const body = renderGuild(guild, await rolesStore.roles(this.deps.db, guildId));
-    return withCounts ? { ...body, ...guildCounts(guild) } : body;
+    return renderGuild(guild, actor.roles, withCounts);
   }
 
   /** MANAGE_GUILD edits settings; only the owner hands ownership to another member. */
   async update(userId: string, guildId: string, settings: GuildSettings & { owner_id?: string }): Promise<Record<string, unknown>> {
-    return this.deps.db.transaction().execute(async (trx) => {
+    return this.store.transaction(async (tx) => {
       // Locked before the owner is read: two transfers at once cannot both start from the old owner.
-      await guildsStore.lockGuild(trx, guildId);
-      const actor = await actorIn(trx, this.deps.access, guildId, userId);
+      const locked = await tx.guilds.lock(guildId);
+      const actor = await actorIn(tx, guildId, userId);
       const { owner_id: newOwner, ...rest } = settings;
       if (newOwner !== undefined && newOwner !== actor.ownerId) {
         if (!actor.isOwner) throw ApiError.of('MISSING_PERMISSIONS');
-        if (!(await membersStore.member(trx, guildId, newOwner))) throw guildErrors.unknownMember();
+        if (!(await tx.members.get(guildId, newOwner))) throw guildErrors.unknownMember();
       }
       if (Object.keys(rest).length > 0) requirePermission(actor, Permission.MANAGE_GUILD);
       for (const field of CHANNEL_FIELDS) {
         const channelId = rest[field];
         if (channelId === undefined || channelId === null) continue;
-        if (!(await guildsStore.isGuildChannel(trx, guildId, channelId)))
+        if ((await tx.channels.get(channelId))?.guild_id !== guildId)
           throw ApiError.form({ [field]: { code: 'CHANNEL_INVALID', message: 'Unknown channel.' } });
       }
       const changes = columnsOf(rest);
       if (newOwner !== undefined) changes.owner_id = newOwner;
-      if (Object.keys(changes).length === 0)
-        return renderGuild((await guildsStore.guild(trx, guildId))!, await rolesStore.roles(trx, guildId));
-      const guild = await guildsStore.updateGuild(trx, guildId, changes);
-      const body = renderGuild(guild, await rolesStore.roles(trx, guildId));
-      await this.deps.outbox.enqueue(trx, [{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: body }]);
+      if (Object.keys(changes).length === 0) return renderGuild(locked!, actor.roles);
+      const body = renderGuild(await tx.guilds.update(guildId, changes), actor.roles);
+      await tx.emit([{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: body }]);
       return body;
     });
   }
 
   /** Owner only. Members hear GUILD_DELETE while they are still members (the rows go after). */
   async delete(userId: string, guildId: string): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
-      await guildsStore.lockGuild(trx, guildId);
-      const actor = await actorIn(trx, this.deps.access, guildId, userId);
+    await this.store.transaction(async (tx) => {
+      await tx.guilds.lock(guildId);
+      const actor = await actorIn(tx, guildId, userId);
       if (!actor.isOwner) throw ApiError.of('MISSING_PERMISSIONS');
-      await this.deps.outbox.enqueue(trx, [{ name: 'GUILD_DELETE', audience: { guilds: [guildId] }, data: { id: guildId } }]);
-      await guildsStore.deleteGuild(trx, guildId);
+      await tx.emit([{ name: 'GUILD_DELETE', audience: { guilds: [guildId] }, data: { id: guildId } }]);
+      await tx.guilds.delete(guildId);
     });
   }
 
   /** GET /users/@me/guilds: partial guilds with the caller's ownership and permissions (three queries a page). */
   async listMine(userId: string, page: { before?: string; after?: string; limit: number; withCounts: boolean }) {
-    const guilds = await guildsStore.guildsOf(this.deps.db, userId, page);
-    const { roles, memberRoles } = await guildsStore.rolesAndMemberRoles(
-      this.deps.db,
+    const guilds = await this.store.guilds.listOf(userId, page);
+    const { roles, memberRoles } = await this.store.guilds.rolesAndMemberRoles(
       guilds.map((g) => g.id),
       userId,
     );
@@ -200,14 +189,13 @@ export class GuildsService {
         userId,
         memberRoleIds: (mineByGuild.get(guild.id) ?? []).map((m) => m.role_id),
       });
-      const body = renderUserGuild(guild, userId, permissions);
-      return page.withCounts ? { ...body, ...guildCounts(guild) } : body;
+      return renderUserGuild(guild, userId, permissions, page.withCounts);
     });
   }
 
   /** Leaving: the owner cannot (they transfer or delete the guild instead). */
   async leave(userId: string, guildId: string): Promise<void> {
-    const outcome = await removeUnlessOwner(this.deps, guildId, userId);
+    const outcome = await this.membership.removeUnlessOwner(guildId, userId);
     if (outcome === 'owner') throw guildErrors.ownerCannotLeave();
     if (outcome !== 'removed') throw ApiError.of('UNKNOWN_GUILD');
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { MemberRow } from '../store/members.store.js';
-import type { RoleRow } from '../store/roles.store.js';
+import type { MemberRecord as MemberRow } from './records.js';
+import type { RoleRecord as RoleRow } from './records.js';
 import { highestPosition, type Actor } from './guild.guard.js';
 import { memberColumns } from './member.rules.js';
 import { Permission } from './permissions.js';

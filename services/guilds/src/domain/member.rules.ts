@@ -1,9 +1,7 @@
 import { ApiError } from '@kith/platform';
-import type { Updateable } from 'kysely';
-import type { MemberRow } from '../store/members.store.js';
-import type { MembersTable } from '../store/schema.js';
 import { requireOutranks, requirePermission, type Actor } from './guild.guard.js';
 import { Permission } from './permissions.js';
+import type { MemberColumns, MemberRecord } from './records.js';
 
 export interface MemberChanges {
   nick?: string | null;
@@ -26,9 +24,9 @@ const MODERATION: readonly ['mute' | 'deaf' | 'communication_disabled_until', bi
  * MODERATE_MEMBERS, never on yourself. Acting on someone else needs rank over them. Roles are not
  * columns: the service sets them with their own checks.
  */
-export function memberColumns(actor: Actor, member: MemberRow, changes: MemberChanges): Updateable<MembersTable> {
+export function memberColumns(actor: Actor, member: MemberRecord, changes: MemberChanges): MemberColumns {
   const self = member.user_id === actor.userId;
-  const columns: Updateable<MembersTable> = {};
+  const columns: MemberColumns = {};
   if (changes.nick !== undefined) {
     if (self) {
       if (!(actor.permissions & (Permission.CHANGE_NICKNAME | Permission.MANAGE_NICKNAMES))) throw ApiError.of('MISSING_PERMISSIONS');

@@ -1,16 +1,13 @@
 import { ApiError, type DomainEvent } from '@kith/platform';
-import type { Updateable } from 'kysely';
-import { guildsStore, type Tx } from '../store/guilds.store.js';
-import { rolesStore } from '../store/roles.store.js';
-import type { RolesTable } from '../store/schema.js';
 import { compareIds } from './channel.audience.js';
-import { channelModule } from './channel.module.js';
-import type { GuildsDeps } from './deps.js';
+import type { ChannelService } from './channel.service.js';
 import { guildErrors } from './guild.errors.js';
 import { actorIn, requireAbove, requireGrantable, requirePermission, type Actor } from './guild.guard.js';
 import { renderRole } from './guild.view.js';
 import { imageHash } from './image.hash.js';
 import { Permission } from './permissions.js';
+import type { GuildsStore, GuildsTx, IdSource } from './ports.js';
+import type { RoleColumns } from './records.js';
 
 /** The platform's cap on roles per guild (`@everyone` included). */
 export const MAX_ROLES = 250;
@@ -27,31 +24,33 @@ export interface RoleSettings {
 
 /** Roles: MANAGE_ROLES, within the role hierarchy, never granting what the actor lacks. */
 export class RolesService {
-  constructor(private readonly deps: GuildsDeps) {}
+  constructor(
+    private readonly store: GuildsStore,
+    private readonly ids: IdSource,
+    private readonly channels: ChannelService,
+  ) {}
 
   async list(userId: string, guildId: string) {
-    await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    return (await rolesStore.roles(this.deps.db, guildId)).map(renderRole);
+    return (await actorIn(this.store, guildId, userId)).roles.map(renderRole);
   }
 
   async get(userId: string, guildId: string, roleId: string) {
-    await actorIn(this.deps.db, this.deps.access, guildId, userId);
-    const role = await rolesStore.role(this.deps.db, guildId, roleId);
+    const role = (await actorIn(this.store, guildId, userId)).roles.find((r) => r.id === roleId);
     if (!role) throw guildErrors.unknownRole();
     return renderRole(role);
   }
 
   /** A new role sits just above `@everyone` (position 1); the others move up one. */
   async create(userId: string, guildId: string, settings: RoleSettings) {
-    return this.inGuild(userId, guildId, async (trx, actor) => {
+    return this.inGuild(userId, guildId, async (tx, actor) => {
       // Without permissions a new role gets what `@everyone` has.
       const everyone = actor.roles.find((r) => r.id === guildId);
       const permissions = settings.permissions ?? BigInt(everyone?.permissions ?? '0');
       requireGrantable(actor, permissions);
       if (actor.roles.length >= MAX_ROLES) throw guildErrors.maxRoles();
-      await rolesStore.shiftRolesUp(trx, guildId, 1);
-      const role = await rolesStore.insertRole(trx, {
-        id: this.deps.ids.next(),
+      await tx.roles.shiftUp(guildId, 1);
+      const role = await tx.roles.insert({
+        id: this.ids.next(),
         guild_id: guildId,
         name: settings.name ?? 'new role',
         permissions,
@@ -73,13 +72,13 @@ export class RolesService {
           data: { guild_id: guildId, role: renderRole({ ...moved, position: moved.position + 1 }) },
         });
       }
-      await this.deps.outbox.enqueue(trx, events);
+      await tx.emit(events);
       return renderRole(role);
     });
   }
 
   async update(userId: string, guildId: string, roleId: string, settings: RoleSettings) {
-    return this.inGuild(userId, guildId, async (trx, actor) => {
+    return this.inGuild(userId, guildId, async (tx, actor) => {
       const role = actor.roles.find((r) => r.id === roleId);
       if (!role) throw guildErrors.unknownRole();
       // `@everyone` is below everyone: any MANAGE_ROLES member may edit it, within what they have.
@@ -89,28 +88,24 @@ export class RolesService {
         throw ApiError.form({ name: { code: 'BASE_TYPE_INVALID', message: 'The @everyone role cannot be renamed.' } });
       }
       const { icon, ...rest } = settings;
-      const changes: Updateable<RolesTable> = { ...rest, ...(icon !== undefined ? { icon: imageHash(icon) } : {}) };
-      const updated = Object.keys(changes).length > 0 ? await rolesStore.updateRole(trx, roleId, changes) : role;
+      const changes: RoleColumns = { ...rest, ...(icon !== undefined ? { icon: imageHash(icon) } : {}) };
+      const updated = Object.keys(changes).length > 0 ? await tx.roles.update(roleId, changes) : role;
       const body = renderRole(updated);
-      await this.deps.outbox.enqueue(trx, [
-        { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: body } },
-      ]);
+      await tx.emit([{ name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: body } }]);
       return body;
     });
   }
 
   async delete(userId: string, guildId: string, roleId: string): Promise<void> {
-    await this.inGuild(userId, guildId, async (trx, actor) => {
+    await this.inGuild(userId, guildId, async (tx, actor) => {
       const role = actor.roles.find((r) => r.id === roleId);
       if (!role) throw guildErrors.unknownRole();
       if (role.id === guildId)
         throw ApiError.form({ role_id: { code: 'BASE_TYPE_INVALID', message: 'The @everyone role cannot be deleted.' } });
       requireAbove(actor, role.position);
-      await channelModule(this.deps).channels.dropRoleOverwrites(trx, guildId, roleId);
-      await rolesStore.deleteRole(trx, roleId);
-      await this.deps.outbox.enqueue(trx, [
-        { name: 'GUILD_ROLE_DELETE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role_id: roleId } },
-      ]);
+      await this.channels.dropRoleOverwrites(tx, guildId, roleId);
+      await tx.roles.delete(roleId);
+      await tx.emit([{ name: 'GUILD_ROLE_DELETE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role_id: roleId } }]);
     });
   }
 
@@ -119,7 +114,7 @@ export class RolesService {
    * places below it; `@everyone` stays at 0. Answers every role in position order.
    */
   async reorder(userId: string, guildId: string, moves: { id: string; position?: number | null }[]) {
-    return this.inGuild(userId, guildId, async (trx, actor) => {
+    return this.inGuild(userId, guildId, async (tx, actor) => {
       // A role named twice moves to its last position, once.
       const targets = new Map<string, number>();
       for (const move of moves) {
@@ -131,8 +126,7 @@ export class RolesService {
         targets.delete(role.id);
         targets.set(role.id, Math.max(1, move.position));
       }
-      const updated = await rolesStore.setPositions(
-        trx,
+      const updated = await tx.roles.setPositions(
         guildId,
         [...targets].map(([id, position]) => ({ id, position })),
       );
@@ -141,7 +135,7 @@ export class RolesService {
         audience: { guilds: [guildId] },
         data: { guild_id: guildId, role: renderRole(updated.get(id)!) },
       }));
-      await this.deps.outbox.enqueue(trx, events);
+      await tx.emit(events);
       // The actor's roles were read under the guild lock every role change takes: with the moved
       // ones replaced they are the guild's roles now, in the order the list query gives.
       return actor.roles
@@ -152,12 +146,12 @@ export class RolesService {
   }
 
   /** A role change: the guild row locked (counts and positions), the actor with MANAGE_ROLES. */
-  private inGuild<T>(userId: string, guildId: string, fn: (trx: Tx, actor: Actor) => Promise<T>): Promise<T> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      if (!(await guildsStore.lockGuild(trx, guildId))) throw ApiError.of('UNKNOWN_GUILD');
-      const actor = await actorIn(trx, this.deps.access, guildId, userId);
+  private inGuild<T>(userId: string, guildId: string, fn: (tx: GuildsTx, actor: Actor) => Promise<T>): Promise<T> {
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.guilds.lock(guildId))) throw ApiError.of('UNKNOWN_GUILD');
+      const actor = await actorIn(tx, guildId, userId);
       requirePermission(actor, Permission.MANAGE_ROLES);
-      return fn(trx, actor);
+      return fn(tx, actor);
     });
   }
 }

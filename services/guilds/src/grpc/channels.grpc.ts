@@ -1,40 +1,24 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
-import { channelModule } from '../domain/channel.module.js';
-import type { GuildsDeps } from '../domain/deps.js';
-import { isRowId } from '../domain/input.fields.js';
+import { isRowId } from '../domain/ids.js';
+import type { GuildsDomain } from './guilds.grpc.js';
 
 const MAX_PAGE = 1000;
 
 /** GetChannel, AddRecipient, ListChannelViewerIds. */
-export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof GuildsService>> {
-  const api = channelModule(deps);
+export function channelsGrpc({ channels }: Pick<GuildsDomain, 'channels'>): Partial<ServiceImpl<typeof GuildsService>> {
   return {
     async getChannel({ channelId }) {
-      const found = isRowId(channelId) ? await api.describe(channelId) : undefined;
-      if (!found) return { found: false };
-      const { row, recipientIds, json } = found;
-      return {
-        found: true,
-        channel: {
-          id: row.id,
-          type: row.type,
-          guildId: row.guild_id ?? '',
-          parentId: row.parent_id ?? '',
-          name: row.name ?? '',
-          recipientIds,
-          ownerId: row.owner_id ?? '',
-          channelJson: JSON.stringify(json),
-        },
-      };
+      const channel = isRowId(channelId) ? await channels.describe(channelId) : undefined;
+      return channel ? { found: true, channel } : { found: false };
     },
 
     async addRecipient({ channelId, userId }) {
       if (!isRowId(channelId)) return { errorCode: 10003 };
       if (!isRowId(userId)) return { errorCode: 10013 };
       try {
-        const { added, channel } = await api.dms.addRecipient(null, channelId, userId);
-        return { errorCode: 0, alreadyRecipient: !added, channelJson: JSON.stringify(channel) };
+        const { added, channel } = await channels.dms.addRecipient(null, channelId, userId);
+        return { errorCode: 0, alreadyRecipient: !added, channel };
       } catch (err) {
         // The platform's refusals travel as codes for the caller (invites) to answer with.
         if (err instanceof ApiError) return { errorCode: err.body.code };
@@ -43,7 +27,7 @@ export function channelsGrpc(deps: GuildsDeps): Partial<ServiceImpl<typeof Guild
     },
 
     async listChannelViewerIds({ channelId, after, limit }) {
-      const ids = isRowId(channelId) ? await api.viewerIds(channelId) : [];
+      const ids = isRowId(channelId) ? await channels.viewerIds(channelId) : [];
       const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
       const from = isRowId(after) ? BigInt(after) : -1n;
       return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };

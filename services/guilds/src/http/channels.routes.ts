@@ -9,10 +9,9 @@ import {
   openPrivateBody,
   positionsBody,
   putOverwriteBody,
-} from '../domain/channel.input.js';
-import { channelModule } from '../domain/channel.module.js';
-import type { GuildsDeps } from '../domain/deps.js';
-import { idField } from '../domain/input.fields.js';
+} from './channels.schemas.js';
+import type { ChannelApi } from '../domain/channel.api.js';
+import { idField } from './fields.js';
 import { guildIdOf } from './guilds.schemas.js';
 
 const channelParams = z.object({ channel_id: idField });
@@ -22,8 +21,7 @@ const recipientParams = channelParams.extend({ user_id: idField });
 const channelOf = (req: Request): string => parse(channelParams, req.params).channel_id;
 
 /** Guild channels, threads, permission overwrites, DMs and group DMs. */
-export function channelRoutes(app: Express, deps: GuildsDeps): void {
-  const api = channelModule(deps);
+export function channelRoutes(app: Express, api: ChannelApi): void {
   const { channels, threads, dms } = api;
 
   app.get('/guilds/:guild_id/channels', async (req, res) => {

@@ -1,9 +1,8 @@
 import type { Express, RequestHandler } from 'express';
 import { parse, userIdOf } from '@kith/platform';
-import type { GuildsDeps } from '../domain/deps.js';
-import { GuildsService, type GuildSettings } from '../domain/guilds.service.js';
-import { MembersService } from '../domain/members.service.js';
-import { RolesService } from '../domain/roles.service.js';
+import type { GuildSettings, GuildsService } from '../domain/guilds.service.js';
+import type { MembersService } from '../domain/members.service.js';
+import type { RolesService } from '../domain/roles.service.js';
 import { createGuildBody, guildIdOf, present, updateGuildBody, userGuildsQuery, withCountsQuery } from './guilds.schemas.js';
 import { memberRoutes } from './members.routes.js';
 import { roleRoutes } from './roles.routes.js';
@@ -21,9 +20,10 @@ const NULLABLE_GUILD_FIELDS = [
 ];
 
 /** Guilds and the caller's guild list; roles, members and bans in their own files. */
-export function guildRoutes(app: Express, deps: GuildsDeps): void {
-  const guilds = new GuildsService(deps);
-
+export function guildRoutes(
+  app: Express,
+  { guilds, roles, members }: { guilds: GuildsService; roles: RolesService; members: MembersService },
+): void {
   app.post('/guilds', async (req, res) => {
     const { region: _region, ...body } = parse(createGuildBody, req.body);
     const settings = present(body, NULLABLE_GUILD_FIELDS) as GuildSettings & { name: string };
@@ -66,6 +66,6 @@ export function guildRoutes(app: Express, deps: GuildsDeps): void {
     res.status(204).end();
   });
 
-  roleRoutes(app, new RolesService(deps));
-  memberRoutes(app, new MembersService(deps));
+  roleRoutes(app, roles);
+  memberRoutes(app, members);
 }

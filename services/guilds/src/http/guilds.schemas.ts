@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { lengthString, parse } from '@kith/platform';
-import { bitsField, idField, oneOf } from '../domain/input.fields.js';
+import { bitsField, idField, oneOf } from './fields.js';
 
 /** Text fields (NUL and broken surrogate pairs are refused by the platform's `parse`, before any schema). */
 const text = (max: number) => z.string().max(max);

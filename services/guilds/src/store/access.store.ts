@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { AccessReader, ChannelAccess, GuildAccess, PermissionCheck, PermissionChecker } from '../domain/ports.js';
 import {
   basePermissions,
   computeChannelPermissions,
@@ -9,34 +10,7 @@ import {
   type OverwriteIndex,
   type RoleBits,
 } from '../domain/permissions.js';
-import type { ChannelsTable, GuildsDatabase } from './schema.js';
-
-export type ChannelRow = Selectable<ChannelsTable>;
-
-export interface GuildAccess {
-  guildId: string;
-  ownerId: string;
-  /** Null when the user is not a member. */
-  ctx: GuildPermissionContext | null;
-  /** The user's guild-level permissions (0 for non-members). */
-  permissions: bigint;
-}
-
-export interface ChannelAccess {
-  channel: ChannelRow;
-  /** The guild's access for the user; undefined for DMs and group DMs. */
-  guild?: GuildAccess;
-  /** For private channels: whether the user is a recipient. For guild channels: a member. */
-  member: boolean;
-  /** The user's permissions in the channel (for a thread, its parent's overwrites). */
-  permissions: bigint;
-}
-
-/** CheckPermissions' answer: `member` is false for an unknown guild or channel, a channel of another guild, a non-member. */
-export interface PermissionCheck {
-  member: boolean;
-  permissions: bigint;
-}
+import type { GuildsDatabase } from './schema.js';
 
 const NOT_A_MEMBER: PermissionCheck = Object.freeze({ member: false, permissions: 0n });
 
@@ -87,7 +61,7 @@ const isId = (value: string): boolean => SNOWFLAKE.test(value) && BigInt(value) 
  * (the member's roles, their timeout and flags, the current versions) plus map lookups, and is
  * never stale: a version that moved is reloaded before it is used, whichever replica changed it.
  */
-export class PgAccess {
+export class PgAccess implements PermissionChecker {
   private readonly roleCache = new Map<string, Versioned<ReadonlyMap<string, RoleBits>>>();
   private readonly overwriteCache = new Map<string, Versioned<OverwriteIndex>>();
   private batch: WaitingCheck[] = [];
@@ -116,9 +90,12 @@ export class PgAccess {
     return { guildId, ownerId: row.owner_id, ctx, permissions: basePermissions(ctx) };
   }
 
-  async overwrites(channelId: string, db: Kysely<GuildsDatabase> = this.db): Promise<Overwrite[]> {
-    const rows = await db.selectFrom('permission_overwrites').selectAll().where('channel_id', '=', channelId).execute();
-    return rows.map((o) => ({ id: o.target_id, type: o.type, allow: BigInt(o.allow), deny: BigInt(o.deny) }));
+  /** The access reads of one database handle (a transaction's, or the pool's). */
+  reader(db: Kysely<GuildsDatabase> = this.db): AccessReader {
+    return {
+      guild: (guildId, userId) => this.guild(guildId, userId, db),
+      channel: (channelId, userId) => this.channel(channelId, userId, db),
+    };
   }
 
   async channel(channelId: string, userId: string, db: Kysely<GuildsDatabase> = this.db): Promise<ChannelAccess | undefined> {
@@ -284,24 +261,3 @@ function remember<T>(cache: Map<string, T>, key: string, value: T): void {
   cache.set(key, value);
   if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
 }
-
-export const ChannelType = {
-  GUILD_TEXT: 0,
-  DM: 1,
-  GUILD_VOICE: 2,
-  GROUP_DM: 3,
-  GUILD_CATEGORY: 4,
-  GUILD_ANNOUNCEMENT: 5,
-  ANNOUNCEMENT_THREAD: 10,
-  PUBLIC_THREAD: 11,
-  PRIVATE_THREAD: 12,
-  GUILD_STAGE_VOICE: 13,
-  GUILD_DIRECTORY: 14,
-  GUILD_FORUM: 15,
-  GUILD_MEDIA: 16,
-} as const;
-
-/** The thread types: queries that count or cascade over a guild's channels name them, so they live in one place. */
-export const THREAD_TYPES: readonly number[] = [ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD];
-
-export const isThread = (type: number): boolean => THREAD_TYPES.includes(type);

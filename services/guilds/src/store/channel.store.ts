@@ -1,75 +1,65 @@
-import { sql, type Kysely, type SnowflakeGenerator } from '@kith/platform';
-import type { Insertable, Transaction, Updateable } from 'kysely';
+import { sql } from '@kith/platform';
+import type { ChannelRepository } from '../domain/ports.js';
 import type { Overwrite } from '../domain/permissions.js';
-import { isThread, THREAD_TYPES, type ChannelRow } from './access.store.js';
-import { guildsStore } from './guilds.store.js';
-import type { ChannelsTable, GuildsDatabase } from './schema.js';
+import { THREAD_TYPES, type ChannelPatch, type ChannelRecord, type GuildSnapshot, type NewChannel } from '../domain/records.js';
+import type { Db } from './guilds.store.js';
 
-type Db = Kysely<GuildsDatabase>;
-export type NewChannel = Insertable<ChannelsTable>;
-export type ChannelPatch = Updateable<ChannelsTable>;
-
-/** What deciding who sees a channel needs: the guild's owner, roles and every member's roles. */
-export interface GuildSnapshot {
-  guildId: string;
-  ownerId: string;
-  roles: Map<string, bigint>;
-  members: { userId: string; roleIds: string[] }[];
+/** The jsonb columns are written as JSON text. */
+function columnsOf<T extends ChannelPatch>(values: T) {
+  const { thread_metadata, available_tags, default_reaction_emoji, ...rest } = values;
+  const json = (value: unknown) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value));
+  return {
+    ...rest,
+    ...(thread_metadata !== undefined ? { thread_metadata: json(thread_metadata) } : {}),
+    ...(available_tags !== undefined ? { available_tags: json(available_tags) } : {}),
+    ...(default_reaction_emoji !== undefined ? { default_reaction_emoji: json(default_reaction_emoji) } : {}),
+  };
 }
 
-/** Guild channels, threads and overwrites in SQL; every write runs in the caller's transaction. */
-export class PgChannelStore {
-  constructor(
-    readonly db: Db,
-    private readonly ids: SnowflakeGenerator,
-  ) {}
+const toOverwrite = (o: { target_id: string; type: number; allow: string; deny: string }): Overwrite => ({
+  id: o.target_id,
+  type: o.type,
+  allow: BigInt(o.allow),
+  deny: BigInt(o.deny),
+});
 
-  newId(): string {
-    return this.ids.next();
+/** Guild channels, threads, their overwrites, in SQL. */
+export class PgChannels implements ChannelRepository {
+  constructor(private readonly db: Db) {}
+
+  /** The guild row first (the order creates and reorders take, so limits hold and no two changes wait on each other), then the channel's. */
+  async lock(channelId: string): Promise<void> {
+    const row = await this.get(channelId);
+    if (row?.guild_id) await this.db.selectFrom('guilds').select('id').where('id', '=', row.guild_id).forNoKeyUpdate().execute();
+    await this.get(channelId, true);
   }
 
-  transaction<T>(fn: (trx: Transaction<GuildsDatabase>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
-  }
-
-  /**
-   * Locks the guild row: the lock role changes take too (roles.service), so channel limits hold
-   * under concurrent creates, and role and overwrite changes of one guild happen one after the
-   * other. Every change of roles or overwrites locks in one order: guild row, then channel rows.
-   */
-  async lockGuild(trx: Db, guildId: string): Promise<void> {
-    await guildsStore.lockGuild(trx, guildId);
-  }
-
-  /**
-   * Locks a channel for a change: its guild first (the order creates and reorders take, so the
-   * category and guild limits hold and no two changes wait on each other), then its row.
-   */
-  async lockChannel(trx: Db, id: string): Promise<void> {
-    const row = await this.get(trx, id);
-    if (row?.guild_id) await this.lockGuild(trx, row.guild_id);
-    await this.get(trx, id, true);
-  }
-
-  get(db: Db, id: string, forUpdate = false): Promise<ChannelRow | undefined> {
-    const query = db.selectFrom('channels').selectAll().where('id', '=', id);
+  get(channelId: string, forUpdate = false): Promise<ChannelRecord | undefined> {
+    const query = this.db.selectFrom('channels').selectAll().where('id', '=', channelId);
     return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]> {
-    return listGuildChannels(db, guildId);
+  listInGuild(guildId: string): Promise<ChannelRecord[]> {
+    return this.db
+      .selectFrom('channels')
+      .selectAll()
+      .where('guild_id', '=', guildId)
+      .where('type', 'not in', THREAD_TYPES)
+      .orderBy('position')
+      .orderBy('id')
+      .execute();
   }
 
-  countGuildChannels(db: Db, guildId: string): Promise<number> {
-    return countNonThreads(db, 'guild_id', guildId);
+  countInGuild(guildId: string): Promise<number> {
+    return this.countNonThreads('guild_id', guildId);
   }
 
-  countInCategory(db: Db, categoryId: string): Promise<number> {
-    return countNonThreads(db, 'parent_id', categoryId);
+  countInCategory(categoryId: string): Promise<number> {
+    return this.countNonThreads('parent_id', categoryId);
   }
 
-  async nextPosition(db: Db, guildId: string): Promise<number> {
-    const row = await db
+  async nextPosition(guildId: string): Promise<number> {
+    const row = await this.db
       .selectFrom('channels')
       .select((eb) => eb.fn.max<number | null>('position').as('p'))
       .where('guild_id', '=', guildId)
@@ -77,43 +67,62 @@ export class PgChannelStore {
     return (row.p ?? -1) + 1;
   }
 
-  insert(db: Db, values: NewChannel): Promise<ChannelRow> {
-    return db.insertInto('channels').values(values).returningAll().executeTakeFirstOrThrow();
+  insert(channel: NewChannel): Promise<ChannelRecord> {
+    return this.db.insertInto('channels').values(columnsOf(channel)).returningAll().executeTakeFirstOrThrow();
   }
 
-  /** Writes the patch and answers the row; an empty patch (a PATCH of overwrites only) just reads it. */
-  async update(db: Db, id: string, patch: ChannelPatch): Promise<ChannelRow> {
-    if (Object.keys(patch).length === 0) return (await this.get(db, id))!;
-    return db.updateTable('channels').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  async update(channelId: string, patch: ChannelPatch): Promise<ChannelRecord> {
+    if (Object.keys(patch).length === 0) return (await this.get(channelId))!;
+    return this.db.updateTable('channels').set(columnsOf(patch)).where('id', '=', channelId).returningAll().executeTakeFirstOrThrow();
   }
 
-  /** Deletes a channel and its threads; its category's children fall back to no category. */
-  async delete(db: Db, channel: ChannelRow): Promise<void> {
-    await db.deleteFrom('channels').where('parent_id', '=', channel.id).where('type', 'in', THREAD_TYPES).execute();
-    await db.updateTable('channels').set({ parent_id: null }).where('parent_id', '=', channel.id).execute();
-    await db.deleteFrom('channels').where('id', '=', channel.id).execute();
+  async delete(channel: ChannelRecord): Promise<void> {
+    await this.db.deleteFrom('channels').where('parent_id', '=', channel.id).where('type', 'in', THREAD_TYPES).execute();
+    await this.db.updateTable('channels').set({ parent_id: null }).where('parent_id', '=', channel.id).execute();
+    await this.db.deleteFrom('channels').where('id', '=', channel.id).execute();
   }
 
-  async replaceOverwrites(db: Db, channelId: string, overwrites: readonly Overwrite[]): Promise<void> {
-    await db.deleteFrom('permission_overwrites').where('channel_id', '=', channelId).execute();
+  async overwrites(channelId: string): Promise<Overwrite[]> {
+    const rows = await this.db.selectFrom('permission_overwrites').selectAll().where('channel_id', '=', channelId).execute();
+    return rows.map(toOverwrite);
+  }
+
+  async overwritesOf(channelIds: readonly string[]): Promise<Map<string, Overwrite[]>> {
+    const map = new Map<string, Overwrite[]>(channelIds.map((id) => [id, []]));
+    if (channelIds.length === 0) return map;
+    const rows = await this.db.selectFrom('permission_overwrites').selectAll().where('channel_id', 'in', channelIds).execute();
+    for (const o of rows) map.get(o.channel_id)?.push(toOverwrite(o));
+    return map;
+  }
+
+  async replaceOverwrites(channelId: string, overwrites: readonly Overwrite[]): Promise<void> {
+    await this.db.deleteFrom('permission_overwrites').where('channel_id', '=', channelId).execute();
     if (overwrites.length === 0) return;
-    await db
+    await this.db
       .insertInto('permission_overwrites')
       .values(overwrites.map((o) => ({ channel_id: channelId, target_id: o.id, type: o.type, allow: o.allow, deny: o.deny })))
       .execute();
   }
 
-  async putOverwrite(db: Db, channelId: string, o: Overwrite): Promise<void> {
-    await db
+  async putOverwrite(channelId: string, o: Overwrite): Promise<void> {
+    await this.db
       .insertInto('permission_overwrites')
       .values({ channel_id: channelId, target_id: o.id, type: o.type, allow: o.allow, deny: o.deny })
       .onConflict((oc) => oc.columns(['channel_id', 'target_id']).doUpdateSet({ type: o.type, allow: o.allow, deny: o.deny }))
       .execute();
   }
 
-  /** The guild's channels with an overwrite for `targetId`, locked in id order (the guild row is locked first). */
-  channelsWithOverwrite(trx: Db, guildId: string, targetId: string): Promise<ChannelRow[]> {
-    return trx
+  async deleteOverwrite(channelId: string, targetId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('permission_overwrites')
+      .where('channel_id', '=', channelId)
+      .where('target_id', '=', targetId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  withOverwriteFor(guildId: string, targetId: string): Promise<ChannelRecord[]> {
+    return this.db
       .selectFrom('channels')
       .selectAll('channels')
       .where('guild_id', '=', guildId)
@@ -130,18 +139,8 @@ export class PgChannelStore {
       .execute();
   }
 
-  async deleteOverwrite(db: Db, channelId: string, targetId: string): Promise<boolean> {
-    const result = await db
-      .deleteFrom('permission_overwrites')
-      .where('channel_id', '=', channelId)
-      .where('target_id', '=', targetId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
-  }
-
-  /** Threads of a guild (not archived), or of one channel archived before a time, newest first. */
-  activeThreads(db: Db, guildId: string): Promise<ChannelRow[]> {
-    return db
+  activeThreads(guildId: string): Promise<ChannelRecord[]> {
+    return this.db
       .selectFrom('channels')
       .selectAll()
       .where('guild_id', '=', guildId)
@@ -151,8 +150,8 @@ export class PgChannelStore {
       .execute();
   }
 
-  archivedPublicThreads(db: Db, parentId: string, before: string, limit: number): Promise<ChannelRow[]> {
-    return db
+  archivedPublicThreads(parentId: string, before: string, limit: number): Promise<ChannelRecord[]> {
+    return this.db
       .selectFrom('channels')
       .selectAll()
       .where('parent_id', '=', parentId)
@@ -164,12 +163,12 @@ export class PgChannelStore {
       .execute();
   }
 
-  async snapshot(db: Db, guildId: string): Promise<GuildSnapshot | undefined> {
-    const guild = await db.selectFrom('guilds').select(['id', 'owner_id']).where('id', '=', guildId).executeTakeFirst();
+  async snapshot(guildId: string): Promise<GuildSnapshot | undefined> {
+    const guild = await this.db.selectFrom('guilds').select(['id', 'owner_id']).where('id', '=', guildId).executeTakeFirst();
     if (!guild) return undefined;
     const [roles, members] = await Promise.all([
-      db.selectFrom('roles').select(['id', 'permissions']).where('guild_id', '=', guildId).execute(),
-      db
+      this.db.selectFrom('roles').select(['id', 'permissions']).where('guild_id', '=', guildId).execute(),
+      this.db
         .selectFrom('members')
         .leftJoin('member_roles', (j) =>
           j.onRef('member_roles.guild_id', '=', 'members.guild_id').onRef('member_roles.user_id', '=', 'members.user_id'),
@@ -192,40 +191,14 @@ export class PgChannelStore {
       members: [...byUser].map(([userId, roleIds]) => ({ userId, roleIds })),
     };
   }
-}
 
-/** A guild's channels (threads excluded), in the platform's order. */
-export function listGuildChannels(db: Db, guildId: string): Promise<ChannelRow[]> {
-  return db
-    .selectFrom('channels')
-    .selectAll()
-    .where('guild_id', '=', guildId)
-    .where('type', 'not in', THREAD_TYPES)
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
-}
-
-/** The overwrite source of a channel: threads use their parent's. */
-export const overwriteSourceOf = (channel: ChannelRow): string =>
-  isThread(channel.type) && channel.parent_id ? channel.parent_id : channel.id;
-
-/** Overwrites of several channels at once (listing a guild's channels). */
-export async function overwritesOf(db: Db, channelIds: readonly string[]): Promise<Map<string, Overwrite[]>> {
-  const map = new Map<string, Overwrite[]>(channelIds.map((id) => [id, []]));
-  if (channelIds.length === 0) return map;
-  const rows = await db.selectFrom('permission_overwrites').selectAll().where('channel_id', 'in', channelIds).execute();
-  for (const o of rows) map.get(o.channel_id)?.push({ id: o.target_id, type: o.type, allow: BigInt(o.allow), deny: BigInt(o.deny) });
-  return map;
-}
-
-/** Channels (threads do not count towards the guild's or a category's limit) whose `column` is `id`. */
-async function countNonThreads(db: Db, column: 'guild_id' | 'parent_id', id: string): Promise<number> {
-  const row = await db
-    .selectFrom('channels')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where(column, '=', id)
-    .where('type', 'not in', THREAD_TYPES)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  private async countNonThreads(column: 'guild_id' | 'parent_id', id: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('channels')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where(column, '=', id)
+      .where('type', 'not in', THREAD_TYPES)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
 }

@@ -1,18 +1,19 @@
-import { sql, type Kysely } from '@kith/platform';
-import { ChannelType, type ChannelRow } from './access.store.js';
-import type { GuildsDatabase } from './schema.js';
-
-type Db = Kysely<GuildsDatabase>;
+import { sql } from '@kith/platform';
+import type { DmRepository } from '../domain/ports.js';
+import { ChannelType, type ChannelRecord } from '../domain/records.js';
+import type { Db } from './guilds.store.js';
 
 /** DMs and group DMs: the one channel of a pair of users, and recipients. */
-export class PgDmStore {
+export class PgDms implements DmRepository {
+  constructor(private readonly db: Db) {}
+
   /** Serialises opening the DM of one pair: two concurrent opens find or create the same channel. */
-  async lockPair(trx: Db, low: string, high: string): Promise<void> {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`dm:${low}:${high}`}, 0))`.execute(trx);
+  async lockPair(low: string, high: string): Promise<void> {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`dm:${low}:${high}`}, 0))`.execute(this.db);
   }
 
-  async findPair(db: Db, low: string, high: string): Promise<string | undefined> {
-    const row = await db
+  async findPair(low: string, high: string): Promise<string | undefined> {
+    const row = await this.db
       .selectFrom('dm_pairs')
       .select('channel_id')
       .where('low_user_id', '=', low)
@@ -21,13 +22,13 @@ export class PgDmStore {
     return row?.channel_id;
   }
 
-  async insertPair(db: Db, low: string, high: string, channelId: string): Promise<void> {
-    await db.insertInto('dm_pairs').values({ low_user_id: low, high_user_id: high, channel_id: channelId }).execute();
+  async insertPair(low: string, high: string, channelId: string): Promise<void> {
+    await this.db.insertInto('dm_pairs').values({ low_user_id: low, high_user_id: high, channel_id: channelId }).execute();
   }
 
   /** The two users of a DM (whether or not either has closed it). */
-  async pairOf(db: Db, channelId: string): Promise<string[]> {
-    const row = await db
+  async pairOf(channelId: string): Promise<string[]> {
+    const row = await this.db
       .selectFrom('dm_pairs')
       .select(['low_user_id', 'high_user_id'])
       .where('channel_id', '=', channelId)
@@ -36,8 +37,8 @@ export class PgDmStore {
   }
 
   /** Adds a recipient; false when they already were one. */
-  async addRecipient(db: Db, channelId: string, userId: string): Promise<boolean> {
-    const result = await db
+  async addRecipient(channelId: string, userId: string): Promise<boolean> {
+    const result = await this.db
       .insertInto('channel_recipients')
       .values({ channel_id: channelId, user_id: userId })
       .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
@@ -45,8 +46,8 @@ export class PgDmStore {
     return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
   }
 
-  async removeRecipient(db: Db, channelId: string, userId: string): Promise<boolean> {
-    const result = await db
+  async removeRecipient(channelId: string, userId: string): Promise<boolean> {
+    const result = await this.db
       .deleteFrom('channel_recipients')
       .where('channel_id', '=', channelId)
       .where('user_id', '=', userId)
@@ -55,8 +56,8 @@ export class PgDmStore {
   }
 
   /** A group DM's recipients in the order they joined (the owner first). */
-  async recipientIds(db: Db, channelId: string): Promise<string[]> {
-    const rows = await db
+  async recipientIds(channelId: string): Promise<string[]> {
+    const rows = await this.db
       .selectFrom('channel_recipients')
       .select('user_id')
       .where('channel_id', '=', channelId)
@@ -67,13 +68,13 @@ export class PgDmStore {
   }
 
   /** Everyone in a private channel: a DM's pair, a group DM's recipients. */
-  participantIds(db: Db, channel: ChannelRow): Promise<string[]> {
-    return channel.type === ChannelType.DM ? this.pairOf(db, channel.id) : this.recipientIds(db, channel.id);
+  participants(channel: ChannelRecord): Promise<string[]> {
+    return channel.type === ChannelType.DM ? this.pairOf(channel.id) : this.recipientIds(channel.id);
   }
 
   /** Closes a DM for the user (they stay a recipient). */
-  async close(db: Db, channelId: string, userId: string): Promise<void> {
-    await db
+  async close(channelId: string, userId: string): Promise<void> {
+    await this.db
       .insertInto('dm_closures')
       .values({ channel_id: channelId, user_id: userId })
       .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
@@ -81,8 +82,12 @@ export class PgDmStore {
   }
 
   /** Reopens a DM the user had closed; false when it was open. */
-  async reopen(db: Db, channelId: string, userId: string): Promise<boolean> {
-    const result = await db.deleteFrom('dm_closures').where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
+  async reopen(channelId: string, userId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('dm_closures')
+      .where('channel_id', '=', channelId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 
@@ -90,8 +95,8 @@ export class PgDmStore {
    * The private channels the user has open (not closed), most recent first: both
    * GET /users/@me/channels and READY list these.
    */
-  listOpen(db: Db, userId: string): Promise<ChannelRow[]> {
-    return db
+  listOpen(userId: string): Promise<ChannelRecord[]> {
+    return this.db
       .selectFrom('channels')
       .innerJoin('channel_recipients', 'channel_recipients.channel_id', 'channels.id')
       .selectAll('channels')

@@ -1,52 +1,49 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql } from 'kysely';
+import type { RoleRepository } from '../domain/ports.js';
+import type { NewRole, RoleColumns, RoleRecord } from '../domain/records.js';
 import type { Db } from './guilds.store.js';
-import type { RolesTable } from './schema.js';
-
-export type RoleRow = Selectable<RolesTable>;
 
 /** The SQL of roles. */
-export const rolesStore = {
-  roles(db: Db, guildId: string): Promise<RoleRow[]> {
-    return db.selectFrom('roles').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy('id').execute();
-  },
+export class PgRoles implements RoleRepository {
+  constructor(private readonly db: Db) {}
 
-  role(db: Db, guildId: string, roleId: string): Promise<RoleRow | undefined> {
-    return db.selectFrom('roles').selectAll().where('guild_id', '=', guildId).where('id', '=', roleId).executeTakeFirst();
-  },
+  list(guildId: string): Promise<RoleRecord[]> {
+    return this.db.selectFrom('roles').selectAll().where('guild_id', '=', guildId).orderBy('position').orderBy('id').execute();
+  }
 
-  async insertRole(trx: Db, role: Insertable<RolesTable>): Promise<RoleRow> {
-    return trx.insertInto('roles').values(role).returningAll().executeTakeFirstOrThrow();
-  },
+  get(guildId: string, roleId: string): Promise<RoleRecord | undefined> {
+    return this.db.selectFrom('roles').selectAll().where('guild_id', '=', guildId).where('id', '=', roleId).executeTakeFirst();
+  }
 
-  async updateRole(trx: Db, roleId: string, changes: Updateable<RolesTable>): Promise<RoleRow> {
-    return trx.updateTable('roles').set(changes).where('id', '=', roleId).returningAll().executeTakeFirstOrThrow();
-  },
+  insert(role: NewRole): Promise<RoleRecord> {
+    return this.db.insertInto('roles').values(role).returningAll().executeTakeFirstOrThrow();
+  }
 
-  /**
-   * Moves several roles of one guild in one statement (a reorder is one round trip, not one per
-   * role); answers the updated rows by id. Ids must be distinct.
-   */
-  async setPositions(trx: Db, guildId: string, moves: readonly { id: string; position: number }[]): Promise<Map<string, RoleRow>> {
+  update(roleId: string, changes: RoleColumns): Promise<RoleRecord> {
+    return this.db.updateTable('roles').set(changes).where('id', '=', roleId).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** One statement for all the moves: a reorder is one round trip, not one per role. */
+  async setPositions(guildId: string, moves: readonly { id: string; position: number }[]): Promise<Map<string, RoleRecord>> {
     if (moves.length === 0) return new Map();
     const values = sql.join(moves.map((m) => sql`(${m.id}::bigint, ${m.position}::int)`));
-    const { rows } = await sql<RoleRow>`
+    const { rows } = await sql<RoleRecord>`
       UPDATE roles SET position = moves.position FROM (VALUES ${values}) AS moves(id, position)
-      WHERE roles.id = moves.id AND roles.guild_id = ${guildId} RETURNING roles.*`.execute(trx);
+      WHERE roles.id = moves.id AND roles.guild_id = ${guildId} RETURNING roles.*`.execute(this.db);
     return new Map(rows.map((r) => [r.id, r]));
-  },
+  }
 
-  async deleteRole(trx: Db, roleId: string): Promise<void> {
-    await trx.deleteFrom('roles').where('id', '=', roleId).execute();
-  },
+  async delete(roleId: string): Promise<void> {
+    await this.db.deleteFrom('roles').where('id', '=', roleId).execute();
+  }
 
-  /** Makes room at `position` for a new role: every role from there up moves one higher. */
-  async shiftRolesUp(trx: Db, guildId: string, from: number): Promise<void> {
-    await trx
+  async shiftUp(guildId: string, from: number): Promise<void> {
+    await this.db
       .updateTable('roles')
       .set((eb) => ({ position: eb('position', '+', 1) }))
       .where('guild_id', '=', guildId)
       .where('position', '>=', from)
       .where('id', '!=', guildId)
       .execute();
-  },
-};
+  }
+}

@@ -1,11 +1,13 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { StoredForumTag, StoredReaction, StoredThreadMetadata } from '../domain/records.js';
 
 type Id = ColumnType<string, string, string>;
 /** 64-bit permission bitfields: PostgreSQL bigint, read as a decimal string, written as one (or a bigint). */
 type Bits = ColumnType<string, string | bigint | undefined, string | bigint>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json = ColumnType<unknown, string | null | undefined, string | null>;
+/** jsonb: read parsed, written as JSON text. */
+type Json<T> = ColumnType<T | null, string | null | undefined, string | null>;
 
 export interface GuildsTable {
   id: Id;
@@ -69,10 +71,10 @@ export interface ChannelsTable {
   default_thread_rate_limit_per_user: number | null;
   default_sort_order: number | null;
   default_forum_layout: number | null;
-  default_reaction_emoji: Json;
-  available_tags: Json;
+  default_reaction_emoji: Json<StoredReaction>;
+  available_tags: Json<StoredForumTag[]>;
   applied_tags: string[] | null;
-  thread_metadata: Json;
+  thread_metadata: Json<StoredThreadMetadata>;
   message_count: number | null;
   member_count: number | null;
   flags: Generated<number>;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelView } from '@kith/platform';
 import { ChannelSystem, type User } from './channels.fixtures.js';
 
 let sys: ChannelSystem;
@@ -161,7 +162,10 @@ describe('gRPC', () => {
     const got = await grpc.getChannel({ channelId: real.id });
     expect(got.found).toBe(true);
     expect([...got.channel!.recipientIds].sort()).toEqual(ids([a!, b!]));
-    expect(JSON.parse(got.channel!.channelJson).type).toBe(3);
+    expect(got.channel).toMatchObject({ type: 3, guildId: '', ownerId: a!.id });
+    expect(got.channel!.recipients.map((u) => u.id).sort()).toEqual(ids([a!, b!]));
+    // Rendered for one viewer, the channel is what that viewer's GET /channels/{id} answers.
+    expect(channelView(got.channel!, a!.id)).toEqual((await sys.call(a!, `/channels/${real.id}`)).body);
     expect((await grpc.getChannel({ channelId: '1' })).found).toBe(false);
     expect((await grpc.getChannel({ channelId: 'nope' })).found).toBe(false);
     expect((await grpc.addRecipient({ channelId: real.id, userId: '99999999999999999999' })).errorCode).toBe(10013);

@@ -32,7 +32,7 @@ export { stopAll, type Answer, type AuthUnderTest };
 export type Body = any;
 
 /** The guilds service's test database: `<DB_PREFIX>_guilds`. */
-const DB_PREFIX = 'kith_test';
+const DB_PREFIX = testDbPrefix();
 export const GUILDS_DATABASE = `${DB_PREFIX}_guilds`;
 
 /**

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChannelType } from '../../src/store/access.store.js';
+import { channelView, guildCreateView, guildView } from '@kith/platform';
+import type { GuildCreate } from '@kith/proto/guilds/v1/guilds';
+import { ChannelType } from '../../src/domain/records.js';
 import { Permission } from '../../src/domain/permissions.js';
 import {
   api,
@@ -26,12 +28,13 @@ beforeAll(async () => {
 afterAll(() => stopGuildsStack(stack));
 
 describe('GetGuild and GetMember', () => {
-  it('when GetGuild and GetMember are asked, then the guild with its JSON and counts and the member with roles come back', async () => {
+  it('when GetGuild and GetMember are asked, then the typed guild (rendering as GET /guilds/{id} does) and the member come back', async () => {
     const guild = await createGuild(stack, owner, 'grpc guild');
     const found = await stack.grpc.getGuild({ guildId: guild.id });
     expect(found.found).toBe(true);
-    expect(found.guild).toMatchObject({ id: guild.id, name: 'grpc guild', ownerId: owner.userId, approximateMemberCount: 1 });
-    expect(JSON.parse(found.guild!.guildJson)).toMatchObject({ id: guild.id, roles: [expect.objectContaining({ id: guild.id })] });
+    expect(found.guild).toMatchObject({ id: guild.id, name: 'grpc guild', ownerId: owner.userId, approximateMemberCount: 1, icon: '' });
+    expect(found.guild!.roles).toEqual([expect.objectContaining({ id: guild.id, name: '@everyone', position: 0 })]);
+    expect(guildView(found.guild!)).toEqual((await api(stack, owner, 'GET', `/guilds/${guild.id}`)).body);
     expect((await stack.grpc.getGuild({ guildId: '1234' })).found).toBe(false);
 
     const member = await stack.grpc.getMember({ guildId: guild.id, userId: owner.userId });
@@ -51,12 +54,14 @@ describe('AddMember', () => {
     expect(added.errorCode).toBe(0);
     expect(added.alreadyMember).toBe(false);
     expect(added.member).toMatchObject({ userId: user.userId, roleIds: [role.id], temporary: true });
-    const guildJson = JSON.parse(added.guildJson);
-    expect(guildJson).toMatchObject({ id: guild.id, member_count: 2, threads: [], joined_at: expect.any(String) });
-    expect(guildJson.channels.map((c: Body) => c.name)).toEqual(['general']);
+    expect(added.guild).toMatchObject({ guild: { id: guild.id, approximateMemberCount: 2 }, threads: [], joinedAt: expect.any(String) });
+    expect(added.guild!.channels.map((c) => c.name)).toEqual(['general']);
 
     const [create] = await outboxEvents(stack, 'GUILD_CREATE', (e) => e.data.id === guild.id && e.audience.users?.[0] === user.userId);
     expect(create!.data.members[0].user.id).toBe(user.userId);
+    // The event carries exactly the platform's rendering of what AddMember answered.
+    expect(create!.data).toEqual(guildCreateView(added.guild as GuildCreate & { guild: NonNullable<GuildCreate['guild']> }));
+    expect(create!.data).toMatchObject({ id: guild.id, member_count: 2, threads: [], joined_at: expect.any(String) });
     const [add] = await outboxEvents(stack, 'GUILD_MEMBER_ADD', (e) => e.data.guild_id === guild.id);
     expect(add!.audience).toEqual({ guilds: [guild.id] });
     expect(add!.data.user.id).toBe(user.userId);
@@ -80,10 +85,14 @@ describe('AddMember', () => {
       .execute();
     const user = await newUser(stack);
     const added = await stack.grpc.addMember({ guildId: guild.id, userId: user.userId });
-    expect(JSON.parse(added.guildJson).channels.map((c: Body) => c.name)).toEqual(['general']);
+    expect(added.guild!.channels.map((c) => c.name)).toEqual(['general']);
     const ready = await stack.grpc.getReadyState({ userId: owner.userId });
-    const mine = JSON.parse(ready.guildsJson).find((g: Body) => g.id === guild.id);
-    expect(mine.channels.map((c: Body) => c.name).sort()).toEqual(['general', 'secret']);
+    const mine = ready.guilds.find((g) => g.guild?.id === guild.id)!;
+    expect(mine.channels.map((c) => c.name).sort()).toEqual(['general', 'secret']);
+    const secret = mine.channels.find((c) => c.name === 'secret')!;
+    expect(secret.permissionOverwrites).toEqual([
+      expect.objectContaining({ id: guild.id, type: 0, allow: '0', deny: Permission.VIEW_CHANNEL.toString() }),
+    ]);
   });
 });
 
@@ -125,27 +134,32 @@ describe('GetReadyState', () => {
     const dmId = (await api(stack, user, 'POST', '/users/@me/channels', { recipient_id: friend.userId })).body.id as string;
     const ready = await stack.grpc.getReadyState({ userId: user.userId });
     expect(ready.guildIds).toEqual([guild.id]);
-    const [readyGuild] = JSON.parse(ready.guildsJson);
+    const [readyGuild] = ready.guilds.map((g) => guildCreateView({ ...g, guild: g.guild! }));
     expect(readyGuild).toMatchObject({ id: guild.id, name: 'ready guild', member_count: 1, threads: [], roles: [expect.any(Object)] });
-    expect(readyGuild.members[0].user.id).toBe(user.userId);
-    const channels = JSON.parse(ready.privateChannelsJson);
+    expect((readyGuild!.members as Body[])[0]!.user.id).toBe(user.userId);
+    // Every participant travels; the rendering for the user leaves them out.
+    expect(ready.privateChannels.map((c) => [c.id, [...c.recipientIds].sort()])).toEqual([[dmId, [user.userId, friend.userId].sort()]]);
+    const channels = ready.privateChannels.map((c) => channelView(c, user.userId));
     expect(channels).toEqual([
       expect.objectContaining({ id: dmId, type: ChannelType.DM, recipients: [expect.objectContaining({ id: friend.userId })] }),
     ]);
 
-    // The friend's READY answers exactly what their GET /users/@me/channels does.
-    const friendReady = JSON.parse((await stack.grpc.getReadyState({ userId: friend.userId })).privateChannelsJson);
+    // The friend's READY renders exactly what their GET /users/@me/channels answers.
+    const friendReady = (await stack.grpc.getReadyState({ userId: friend.userId })).privateChannels.map((c) =>
+      channelView(c, friend.userId),
+    );
     expect(friendReady).toEqual((await api(stack, friend, 'GET', '/users/@me/channels')).body);
-    expect(friendReady[0].recipients.map((u: Body) => u.id)).toEqual([user.userId]);
+    expect((friendReady[0]!.recipients as Body[]).map((u) => u.id)).toEqual([user.userId]);
 
     const nobody = await stack.grpc.getReadyState({ userId: '1234' });
-    expect(nobody).toMatchObject({ guildIds: [], guildsJson: '[]', privateChannelsJson: '[]' });
+    expect(nobody).toMatchObject({ guildIds: [], guilds: [], privateChannels: [] });
   });
 
   it('when the user closes a DM, then READY leaves it out as their channel list does; reopening brings it back', async () => {
     const [user, friend] = await Promise.all([newUser(stack), newUser(stack)]);
     const dmId = (await api(stack, user, 'POST', '/users/@me/channels', { recipient_id: friend.userId })).body.id as string;
-    const readyChannels = async () => JSON.parse((await stack.grpc.getReadyState({ userId: user.userId })).privateChannelsJson);
+    const readyChannels = async () =>
+      (await stack.grpc.getReadyState({ userId: user.userId })).privateChannels.map((c) => channelView(c, user.userId));
     expect((await readyChannels()).map((c: Body) => c.id)).toEqual([dmId]);
 
     expect((await api(stack, user, 'DELETE', `/channels/${dmId}`)).status).toBe(200);

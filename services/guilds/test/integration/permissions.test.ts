@@ -2,7 +2,7 @@ import { credentials, Client, Metadata, status, type ServiceError } from '@grpc/
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, createDatabase, databaseUrl, SnowflakeGenerator, type Kysely, type ServiceClient } from '@kith/platform';
-import { testKeys } from '@kith/platform/testing';
+import { testDbPrefix, testKeys } from '@kith/platform/testing';
 import {
   CheckPermissionsRequestSchema,
   CheckPermissionsResponseSchema,
@@ -21,7 +21,7 @@ import type { GuildsDatabase } from '../../src/store/schema.js';
 // (the REST endpoints that make them are built elsewhere); every change below goes through the
 // database too, so the cache must learn of it from the versions the triggers move.
 
-const DB_PREFIX = 'kith_test_perm';
+const DB_PREFIX = testDbPrefix('perm');
 const ids = new SnowflakeGenerator();
 
 let services: RunningGuilds[] = [];

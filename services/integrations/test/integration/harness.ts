@@ -1,5 +1,5 @@
 import { createDatabase, databaseUrl, type Kysely } from '@kith/platform';
-import { testSigner, unique } from '@kith/platform/testing';
+import { testSigner, unique, testDbPrefix } from '@kith/platform/testing';
 import {
   call,
   login,
@@ -27,7 +27,7 @@ export { stopAll, type Answer };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Body = any;
 
-const DB_PREFIX = 'kith_test';
+const DB_PREFIX = testDbPrefix();
 export const INTEGRATIONS_DATABASE = `${DB_PREFIX}_integrations`;
 
 /**

@@ -1,16 +1,17 @@
-import type { ServiceClient } from '@kith/platform';
+import { channelView, guildCreateView, type ServiceClient } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { GuildsPort, ReadyGuilds } from '../domain/ports.js';
 
-/** guilds' gRPC contract as READY needs it. */
+/** guilds' gRPC contract as READY needs it, rendered by the platform's one rendering of each object. */
 export class GrpcGuilds implements GuildsPort {
   constructor(private readonly client: ServiceClient<typeof GuildsService>) {}
 
   async readyState(userId: string): Promise<ReadyGuilds> {
     const answer = await this.client.getReadyState({ userId });
     return {
-      guilds: JSON.parse(answer.guildsJson || '[]') as unknown[],
-      privateChannels: JSON.parse(answer.privateChannelsJson || '[]') as unknown[],
+      guilds: answer.guilds.flatMap((g) => (g.guild ? [guildCreateView({ ...g, guild: g.guild })] : [])),
+      // Each private channel as the user sees it: the other recipients.
+      privateChannels: answer.privateChannels.map((c) => channelView(c, userId)),
       guildIds: answer.guildIds,
     };
   }

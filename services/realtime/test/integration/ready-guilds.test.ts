@@ -26,7 +26,7 @@ beforeAll(async () => {
       ...stack.under.stores,
       HTTP_PORT: '0',
       GRPC_PORT: '0',
-      DB_PREFIX: 'kith_test_rt',
+      DB_PREFIX: testDbPrefix('rt'),
       LOG_LEVEL: 'silent',
       INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
       AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,

@@ -3,7 +3,7 @@ import { ApiError } from '@kith/platform';
 import { GameRelationshipsService, type GameRelationshipRow, type GameStore, type GameTx } from './game-relationships.service.js';
 import type { UserDirectory } from './ports.js';
 import type { PartialUser } from './relationship.types.js';
-import { partialUser } from './relationship.view.js';
+import { contractUser as partialUser } from '@kith/platform/testing';
 
 const A = '100000000000000001';
 const B = '100000000000000002';

@@ -1,4 +1,4 @@
-import { ApiError } from '@kith/platform';
+import { ApiError, userView } from '@kith/platform';
 import type { UserDirectory } from './ports.js';
 import { RelationshipType as T, type PartialUser } from './relationship.types.js';
 
@@ -33,7 +33,7 @@ export function gameView(row: GameRelationshipRow, user: PartialUser | undefined
     id: row.target_id,
     application_id: row.application_id,
     type: row.type,
-    user,
+    user: userView(row.target_id, user),
     since: row.since.toISOString(),
     dm_access_type: row.dm_access_type,
     user_id: row.user_id,

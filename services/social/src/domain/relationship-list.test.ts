@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { partialUserView, relationshipView } from '@kith/platform';
 import { RelationshipListCache } from './relationship-list.js';
 import { RelationshipType as T, type RelationshipRow } from './relationship.types.js';
 import { UserCache } from './user-cache.js';
-import { partialUser } from './relationship.view.js';
+import { contractUser as partialUser } from '@kith/platform/testing';
 
 const OWNER = '100000000000000001';
 const FRIEND = '100000000000000002';
@@ -77,7 +78,11 @@ describe('RelationshipListCache', () => {
   it('renders the list without implicit rows, then answers the same bytes without reading rows or users', async () => {
     const t = setup();
     const first = await t.lists.get(OWNER);
-    expect(JSON.parse(first.body.toString())).toEqual([expect.objectContaining({ id: FRIEND, type: 1, user: user(FRIEND, 'friend') })]);
+    expect(JSON.parse(first.body.toString())).toEqual([
+      expect.objectContaining({ id: FRIEND, type: 1, user: partialUserView(user(FRIEND, 'friend')) }),
+    ]);
+    // The list READY is served from (over gRPC) renders to the very same bytes.
+    expect(Buffer.from(JSON.stringify(first.relationships.map(relationshipView)))).toEqual(first.body);
     const second = await t.lists.get(OWNER);
     expect(second.body).toBe(first.body);
     expect(second.etag).toBe(first.etag);

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
+import { relationshipView, type RelationshipData } from '@kith/platform';
 import type { RelationshipStore } from './ports.js';
 import { RelationshipType as T } from './relationship.types.js';
-import { relationshipView } from './relationship.view.js';
+import { relationshipData } from './relationship.view.js';
 import type { UserCache } from './user-cache.js';
 
-/** A user's relationship list, rendered: the exact bytes GET /users/@me/relationships answers. */
+/** A user's relationship list: the exact bytes GET /users/@me/relationships answers, and the list they render (READY's, over gRPC). */
 export interface RenderedList {
+  relationships: RelationshipData[];
   body: Buffer;
   /** Strong: the same bytes always have the same tag, on every replica. */
   etag: string;
@@ -24,6 +26,9 @@ interface Entry extends RenderedList {
   targets: string[];
   expires: number;
 }
+
+/** What an entry is charged: its bytes, and as much again for the list they were rendered from. */
+const sizeOf = (entry: Entry): number => 2 * entry.body.length;
 
 /**
  * Renders relationship lists and keeps them per user. A kept list is used only while
@@ -71,8 +76,9 @@ export class RelationshipListCache {
       const rows = (await this.store.list(userId)).filter((r) => r.type !== T.IMPLICIT);
       const targets = rows.map((r) => r.target_id);
       const users = await this.users.getUsers(targets);
-      const body = Buffer.from(JSON.stringify(rows.map((row) => relationshipView(row, users.get(row.target_id)))));
-      const rendered = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      const relationships = rows.map((row) => relationshipData(row, users.get(row.target_id)));
+      const body = Buffer.from(JSON.stringify(relationships.map(relationshipView)));
+      const rendered = { relationships, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
       if (!this.users.changedSince(stamp, targets))
         this.keep(userId, { ...rendered, version, targets, expires: this.now() + this.options.ttlMs });
       return rendered;
@@ -83,9 +89,9 @@ export class RelationshipListCache {
 
   private keep(userId: string, entry: Entry): void {
     this.drop(userId);
-    if (entry.body.length > this.options.maxBytes) return;
+    if (sizeOf(entry) > this.options.maxBytes) return;
     this.entries.set(userId, entry);
-    this.bytes += entry.body.length;
+    this.bytes += sizeOf(entry);
     for (const target of entry.targets) {
       let owners = this.shownIn.get(target);
       if (!owners) this.shownIn.set(target, (owners = new Set()));
@@ -101,7 +107,7 @@ export class RelationshipListCache {
     const entry = this.entries.get(userId);
     if (!entry) return;
     this.entries.delete(userId);
-    this.bytes -= entry.body.length;
+    this.bytes -= sizeOf(entry);
     for (const target of entry.targets) {
       const owners = this.shownIn.get(target);
       owners?.delete(userId);

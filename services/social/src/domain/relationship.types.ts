@@ -1,3 +1,5 @@
+import type { ContractUser } from '@kith/platform';
+
 /** Relationship types, as the platform numbers them. */
 export const RelationshipType = {
   NONE: 0,
@@ -28,18 +30,8 @@ export interface RelationshipRow {
   since: Date;
 }
 
-/** The platform's partial user object, as auth's GetUsers answers it. */
-export interface PartialUser {
-  id: string;
-  username: string;
-  discriminator: string;
-  global_name: string | null;
-  avatar: string | null;
-  avatar_decoration_data: null;
-  public_flags: number;
-  bot?: boolean;
-  primary_guild: null;
-}
+/** Another user as auth's GetUsers answers it; `@kith/platform` renders it (partialUserView). */
+export type PartialUser = ContractUser;
 
 /** Who may send a user friend requests (the platform's `friend_source_flags`). */
 export interface FriendSourceFlags {

@@ -1,19 +1,23 @@
+import { relationshipView as render, type RelationshipData } from '@kith/platform';
 import type { PartialUser, RelationshipRow } from './relationship.types.js';
 
-/** The platform's relationship object: what the row's owner sees of its target. */
-export function relationshipView(row: RelationshipRow, user: PartialUser | undefined) {
+/** A row as the contract carries it: what the row's owner sees of its target (undefined user: a deleted account). */
+export function relationshipData(row: RelationshipRow, user: PartialUser | undefined): RelationshipData {
   return {
     id: row.target_id,
     type: row.type,
-    user: user ?? unknownUser(row.target_id),
-    nickname: row.nickname,
-    is_spam_request: row.is_spam_request,
-    stranger_request: row.stranger_request,
-    user_ignored: row.user_ignored,
-    origin_application_id: row.origin_application_id,
+    user,
+    nickname: row.nickname ?? undefined,
+    isSpamRequest: row.is_spam_request,
+    strangerRequest: row.stranger_request,
+    userIgnored: row.user_ignored,
+    originApplicationId: row.origin_application_id ?? '',
     since: row.since.toISOString(),
   };
 }
+
+/** The platform's relationship object. */
+export const relationshipView = (row: RelationshipRow, user: PartialUser | undefined) => render(relationshipData(row, user));
 
 /** The partial relationship of RELATIONSHIP_UPDATE and RELATIONSHIP_REMOVE. */
 export function partialRelationship(row: RelationshipRow) {
@@ -25,23 +29,4 @@ export function partialRelationship(row: RelationshipRow) {
     stranger_request: row.stranger_request,
     user_ignored: row.user_ignored,
   };
-}
-
-/** A user object with nothing but an id and a name set (no avatar, display name or badges). */
-export function partialUser(id: string, username: string): PartialUser {
-  return {
-    id,
-    username,
-    discriminator: '0',
-    global_name: null,
-    avatar: null,
-    avatar_decoration_data: null,
-    public_flags: 0,
-    primary_guild: null,
-  };
-}
-
-/** A target whose account is gone still needs a user object; the platform shows a deleted user. */
-function unknownUser(id: string): PartialUser {
-  return partialUser(id, 'deleted_user');
 }

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, RelationshipStore, RelationshipTx, UserDirectory } from './ports.js';
 import { RelationshipType as T, type FriendSourceFlags, type PartialUser, type RelationshipRow } from './relationship.types.js';
-import { RelationshipsService, SMALL_GUILD_MEMBERS } from './relationships.service.js';
-import { partialUser } from './relationship.view.js';
+import { RelationshipsService } from './relationships.service.js';
+import { contractUser as partialUser } from '@kith/platform/testing';
 
 /** An in-memory store whose transactions apply all-or-nothing, like the real one. */
 class MemoryStore implements RelationshipStore {
@@ -35,8 +35,9 @@ class MemoryStore implements RelationshipStore {
           theirs: rows.get(`${b}:${a}`),
           friendCounts: [fa.size, fb.size],
           mutualFriends: options.mutualFriends ? [...fa].filter((x) => fb.has(x)).length : 0,
+          // As the store counts them: only requests sent at or after the given time.
           outgoingSince: options.outgoingSince
-            ? [...rows.values()].filter((r) => r.user_id === a && r.type === T.OUTGOING_REQUEST).length
+            ? [...rows.values()].filter((r) => r.user_id === a && r.type === T.OUTGOING_REQUEST && r.since >= options.outgoingSince!).length
             : 0,
         };
       },
@@ -210,7 +211,7 @@ describe('relationship state machine', () => {
   });
 
   it('when they share only a large guild and no friend, then the request is a stranger request; guilds are asked once', async () => {
-    const { guilds, asked } = guildsWith([[A, B]], SMALL_GUILD_MEMBERS + 1);
+    const { guilds, asked } = guildsWith([[A, B]], 201);
     const s = setup({ all: true }, guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
     expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(true);
@@ -218,7 +219,7 @@ describe('relationship state machine', () => {
   });
 
   it('when they share a small guild, then the request is no stranger request', async () => {
-    const s = setup({ all: true }, guildsWith([[A, B]], SMALL_GUILD_MEMBERS).guilds);
+    const s = setup({ all: true }, guildsWith([[A, B]], 200).guilds);
     expect(await code(s.service.requestOrAcceptById(A, B, {}))).toBe('ok');
     expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(false);
   });
@@ -295,7 +296,7 @@ describe('relationship state machine', () => {
     await arrange(s, 'friends');
     await s.service.ignore(A, B);
     const asked: string[][] = [];
-    const cached = new Map([A, B].map((id) => [id, user(id, { global_name: `cached ${id.slice(-1)}` })]));
+    const cached = new Map([A, B].map((id) => [id, user(id, { globalName: `cached ${id.slice(-1)}` })]));
     const live: UserDirectory = {
       getUsers: async () => {
         throw new Error('a removal must not ask auth');
@@ -325,11 +326,11 @@ describe('relationship state machine', () => {
     expect(add?.data).toMatchObject({ should_notify: false, user_ignored: true });
   });
 
-  it('when a new account has already sent many requests, then its next request is flagged as spam', async () => {
-    const s = setup();
-    const fresh = String((BigInt(Date.now() - 1420070400000) << 22n) | 1n);
+  /** A fresh account (made a minute ago) with `count` outgoing requests, each sent `sentAgoMs` ago. */
+  function freshSender(s: ReturnType<typeof setup>, count: number, sentAgoMs: number): string {
+    const fresh = String((BigInt(Date.now() - 60_000 - 1420070400000) << 22n) | 1n);
     s.people.set(fresh, user(fresh));
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < count; i++) {
       const other = String(300000000000000000n + BigInt(i));
       s.store.rows.set(`${fresh}:${other}`, {
         user_id: fresh,
@@ -340,13 +341,35 @@ describe('relationship state machine', () => {
         stranger_request: false,
         user_ignored: false,
         origin_application_id: null,
-        since: new Date(),
+        since: new Date(Date.now() - sentAgoMs),
       });
     }
+    return fresh;
+  }
+
+  // The documented rule, with its numbers: an account younger than a day that sent 10 requests in
+  // the last 24 hours has its next ones flagged.
+  it('when a new account has already sent 10 requests in the last day, then its next request is flagged as spam', async () => {
+    const s = setup();
+    const fresh = freshSender(s, 10, 60_000);
     await s.service.requestOrAcceptById(fresh, B, {});
     expect(s.store.rows.get(`${B}:${fresh}`)?.is_spam_request).toBe(true);
     const announced = s.store.events.find((e) => e.name === 'RELATIONSHIP_ADD' && e.audience.users?.includes(B));
     expect(announced?.data).toMatchObject({ is_spam_request: true, should_notify: false });
+  });
+
+  it('when a new account has sent 9 requests in the last day, then its next request is not flagged', async () => {
+    const s = setup();
+    const fresh = freshSender(s, 9, 60_000);
+    await s.service.requestOrAcceptById(fresh, B, {});
+    expect(s.store.rows.get(`${B}:${fresh}`)?.is_spam_request).toBe(false);
+  });
+
+  it('when its 10 requests were sent more than 24 hours ago, then they do not count toward the spam flag', async () => {
+    const s = setup();
+    const fresh = freshSender(s, 10, 24 * 3600_000 + 60_000);
+    await s.service.requestOrAcceptById(fresh, B, {});
+    expect(s.store.rows.get(`${B}:${fresh}`)?.is_spam_request).toBe(false);
   });
 
   it('when incoming requests are removed with SPAM and IGNORED filters, then only those passing both go', async () => {

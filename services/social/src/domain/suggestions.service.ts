@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@kith/platform';
+import { partialUserView, userView, type DomainEvent } from '@kith/platform';
 import type { UserDirectory } from './ports.js';
 
 export interface SuggestionReason {
@@ -31,18 +31,27 @@ export class SuggestionsService {
   async list(userId: string) {
     const rows = await this.store.listUnrelated(userId);
     const users = await this.users.getUsers(rows.map((r) => r.suggested_user_id));
-    return rows
-      .filter((r) => users.has(r.suggested_user_id))
-      .map((r) => ({
-        suggested_user: users.get(r.suggested_user_id),
-        reasons: r.reasons,
-        from_suggested_user_contacts: r.from_suggested_user_contacts,
-      }));
+    return rows.flatMap((r) => {
+      const user = users.get(r.suggested_user_id);
+      // A suggested account that is gone is no suggestion.
+      if (!user) return [];
+      return [
+        {
+          suggested_user: partialUserView(user),
+          reasons: r.reasons,
+          from_suggested_user_contacts: r.from_suggested_user_contacts,
+        },
+      ];
+    });
   }
 
   async add(row: SuggestionRow): Promise<void> {
     const user = (await this.users.getUsers([row.suggested_user_id])).get(row.suggested_user_id);
-    const data = { suggested_user: user, reasons: row.reasons, from_suggested_user_contacts: row.from_suggested_user_contacts };
+    const data = {
+      suggested_user: userView(row.suggested_user_id, user),
+      reasons: row.reasons,
+      from_suggested_user_contacts: row.from_suggested_user_contacts,
+    };
     await this.store.upsert(row, { name: 'FRIEND_SUGGESTION_CREATE', audience: { users: [row.user_id] }, data });
   }
 

@@ -38,7 +38,7 @@ export function socialGrpc(deps: {
     },
     async listRelationships({ userId }) {
       ids(userId);
-      return { relationshipsJson: (await deps.lists.get(userId)).body.toString() };
+      return { relationships: (await deps.lists.get(userId)).relationships };
     },
     async recordApplicationAuthorization({ userId, applicationId }) {
       ids(userId, applicationId);

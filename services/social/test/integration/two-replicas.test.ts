@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { testKeys } from '@kith/platform/testing';
+import { testKeys, testDbPrefix } from '@kith/platform/testing';
 import { startAuth, type RunningAuth } from '../../../auth/src/app.js';
 import { authConfigSchema } from '../../../auth/src/config.js';
 import { call, closedPort, registerUser, startTestGateway, stopAll, type TestUser } from '../../../../gateway/test/integration/harness.js';
@@ -15,7 +15,7 @@ import { USER_UPDATE_SUBJECT } from '../../src/events/user-updates.js';
  */
 
 // Databases of their own, so other suites' migrations never meet these.
-const DB_PREFIX = 'kith_socialit';
+const DB_PREFIX = testDbPrefix('socialit');
 
 let auth: RunningAuth;
 const replicas: RunningSocial[] = [];

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError } from '@kith/platform';
+import { ApiError, isSnowflake } from '@kith/platform';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -136,13 +136,13 @@ export class WebAuthn {
   }
 
   async rename(userId: string, id: string, name: string): Promise<AuthenticatorView> {
-    const row = /^\d{1,20}$/.test(id) ? await this.ports.store.rename(userId, id, name) : undefined;
+    const row = isSnowflake(id) ? await this.ports.store.rename(userId, id, name) : undefined;
     if (!row) throw ApiError.notFound();
     return authenticatorView(row);
   }
 
   async remove(userId: string, id: string): Promise<void> {
-    if (!/^\d{1,20}$/.test(id) || !(await this.ports.store.remove(userId, id))) throw ApiError.notFound();
+    if (!isSnowflake(id) || !(await this.ports.store.remove(userId, id))) throw ApiError.notFound();
   }
 
   /** The stringified request options for a login or elevation ticket; null when the user has no credential. */

@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { PartialUser } from "../../auth/v1/auth_pb.js";
+import { file_auth_v1_auth } from "../../auth/v1/auth_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file guilds/v1/guilds.proto.
  */
 export const file_guilds_v1_guilds: GenFile = /*@__PURE__*/
-  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkirQEKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSEgoKZ3VpbGRfanNvbhgIIAEoCSJCChBHZXRHdWlsZFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEh8KBWd1aWxkGAIgASgLMhAuZ3VpbGRzLnYxLkd1aWxkIicKEUdldENoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkilQEKB0NoYW5uZWwSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRIRCglwYXJlbnRfaWQYBCABKAkSDAoEbmFtZRgFIAEoCRIVCg1yZWNpcGllbnRfaWRzGAYgAygJEhAKCG93bmVyX2lkGAcgASgJEhQKDGNoYW5uZWxfanNvbhgIIAEoCSJIChJHZXRDaGFubmVsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIwoHY2hhbm5lbBgCIAEoCzISLmd1aWxkcy52MS5DaGFubmVsIjUKEEdldE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJ/CgZNZW1iZXISDwoHdXNlcl9pZBgBIAEoCRIMCgRuaWNrGAIgASgJEhAKCHJvbGVfaWRzGAMgAygJEhEKCWpvaW5lZF9hdBgEIAEoCRIPCgdwZW5kaW5nGAUgASgIEhEKCXRlbXBvcmFyeRgGIAEoCBINCgVmbGFncxgHIAEoBSJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIn0KEEFkZE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCgl0ZW1wb3JhcnkYBCABKAgSDQoFZ3Vlc3QYBSABKAgSEgoKY2hhbm5lbF9pZBgGIAEoCSJ2ChFBZGRNZW1iZXJSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhYKDmFscmVhZHlfbWVtYmVyGAIgASgIEiEKBm1lbWJlchgDIAEoCzIRLmd1aWxkcy52MS5NZW1iZXISEgoKZ3VpbGRfanNvbhgEIAEoCSI4ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiJwoUUmVtb3ZlTWVtYmVyUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCCI6ChNBZGRSZWNpcGllbnRSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJbChRBZGRSZWNpcGllbnRSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhkKEWFscmVhZHlfcmVjaXBpZW50GAIgASgIEhQKDGNoYW5uZWxfanNvbhgDIAEoCSJLChlMaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFIk8KG0xpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJeChVHZXRSZWFkeVN0YXRlUmVzcG9uc2USEwoLZ3VpbGRzX2pzb24YASABKAkSHQoVcHJpdmF0ZV9jaGFubmVsc19qc29uGAIgASgJEhEKCWd1aWxkX2lkcxgDIAMoCSJDChlMaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFQoNb3RoZXJfdXNlcl9pZBgCIAEoCSJXChpMaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRIRCglndWlsZF9pZHMYASADKAkSJgoGZ3VpbGRzGAIgAygLMhYuZ3VpbGRzLnYxLk11dHVhbEd1aWxkIi8KC011dHVhbEd1aWxkEgoKAmlkGAEgASgJEhQKDG1lbWJlcl9jb3VudBgCIAEoBTKxBwoNR3VpbGRzU2VydmljZRJbChBDaGVja1Blcm1pc3Npb25zEiIuZ3VpbGRzLnYxLkNoZWNrUGVybWlzc2lvbnNSZXF1ZXN0GiMuZ3VpbGRzLnYxLkNoZWNrUGVybWlzc2lvbnNSZXNwb25zZRJDCghHZXRHdWlsZBIaLmd1aWxkcy52MS5HZXRHdWlsZFJlcXVlc3QaGy5ndWlsZHMudjEuR2V0R3VpbGRSZXNwb25zZRJJCgpHZXRDaGFubmVsEhwuZ3VpbGRzLnYxLkdldENoYW5uZWxSZXF1ZXN0Gh0uZ3VpbGRzLnYxLkdldENoYW5uZWxSZXNwb25zZRJGCglHZXRNZW1iZXISGy5ndWlsZHMudjEuR2V0TWVtYmVyUmVxdWVzdBocLmd1aWxkcy52MS5HZXRNZW1iZXJSZXNwb25zZRJGCglBZGRNZW1iZXISGy5ndWlsZHMudjEuQWRkTWVtYmVyUmVxdWVzdBocLmd1aWxkcy52MS5BZGRNZW1iZXJSZXNwb25zZRJPCgxSZW1vdmVNZW1iZXISHi5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBofLmd1aWxkcy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJPCgxBZGRSZWNpcGllbnQSHi5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVxdWVzdBofLmd1aWxkcy52MS5BZGRSZWNpcGllbnRSZXNwb25zZRJhChJMaXN0R3VpbGRNZW1iZXJJZHMSJC5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBolLmd1aWxkcy52MS5MaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRJnChRMaXN0Q2hhbm5lbFZpZXdlcklkcxImLmd1aWxkcy52MS5MaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QaJy5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXNwb25zZRJSCg1HZXRSZWFkeVN0YXRlEh8uZ3VpbGRzLnYxLkdldFJlYWR5U3RhdGVSZXF1ZXN0GiAuZ3VpbGRzLnYxLkdldFJlYWR5U3RhdGVSZXNwb25zZRJhChJMaXN0TXV0dWFsR3VpbGRJZHMSJC5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVxdWVzdBolLmd1aWxkcy52MS5MaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAki6wUKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSGAoLZGVzY3JpcHRpb24YCSABKAlIAIgBARIOCgZzcGxhc2gYCiABKAkSDgoGYmFubmVyGAsgASgJEhYKDmFma19jaGFubmVsX2lkGAwgASgJEhMKC2Fma190aW1lb3V0GA0gASgFEhkKEXN5c3RlbV9jaGFubmVsX2lkGA4gASgJEhwKFHN5c3RlbV9jaGFubmVsX2ZsYWdzGA8gASgFEhgKEHJ1bGVzX2NoYW5uZWxfaWQYECABKAkSIQoZcHVibGljX3VwZGF0ZXNfY2hhbm5lbF9pZBgRIAEoCRIaChJ2ZXJpZmljYXRpb25fbGV2ZWwYEiABKAUSJQodZGVmYXVsdF9tZXNzYWdlX25vdGlmaWNhdGlvbnMYEyABKAUSHwoXZXhwbGljaXRfY29udGVudF9maWx0ZXIYFCABKAUSEQoJbWZhX2xldmVsGBUgASgFEhIKCm5zZndfbGV2ZWwYFiABKAUSGAoQcHJlZmVycmVkX2xvY2FsZRgXIAEoCRIkChxwcmVtaXVtX3Byb2dyZXNzX2Jhcl9lbmFibGVkGBggASgIEhQKDHByZW1pdW1fdGllchgZIAEoBRIiChpwcmVtaXVtX3N1YnNjcmlwdGlvbl9jb3VudBgaIAEoBRITCgttYXhfbWVtYmVycxgbIAEoBRIeCgVyb2xlcxgcIAMoCzIPLmd1aWxkcy52MS5Sb2xlEhcKD3Zhbml0eV91cmxfY29kZRgdIAEoCUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24iQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIn0KEEFkZE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCgl0ZW1wb3JhcnkYBCABKAgSDQoFZ3Vlc3QYBSABKAgSEgoKY2hhbm5lbF9pZBgGIAEoCSKbAQoRQWRkTWVtYmVyUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIWCg5hbHJlYWR5X21lbWJlchgCIAEoCBIhCgZtZW1iZXIYAyABKAsyES5ndWlsZHMudjEuTWVtYmVyEiUKBWd1aWxkGAUgASgLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlSgQIBBAFUgpndWlsZF9qc29uIjgKE1JlbW92ZU1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSInChRSZW1vdmVNZW1iZXJSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIjoKE0FkZFJlY2lwaWVudFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIn4KFEFkZFJlY2lwaWVudFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSGQoRYWxyZWFkeV9yZWNpcGllbnQYAiABKAgSIwoHY2hhbm5lbBgEIAEoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIAxAEUgxjaGFubmVsX2pzb24iSwoZTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSJPChtMaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSIuChpMaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSIwChxMaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIicKFEdldFJlYWR5U3RhdGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkisAEKFUdldFJlYWR5U3RhdGVSZXNwb25zZRIRCglndWlsZF9pZHMYAyADKAkSJgoGZ3VpbGRzGAQgAygLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlEiwKEHByaXZhdGVfY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAEQAkoECAIQA1ILZ3VpbGRzX2pzb25SFXByaXZhdGVfY2hhbm5lbHNfanNvbiJDChlMaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFQoNb3RoZXJfdXNlcl9pZBgCIAEoCSJXChpMaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRIRCglndWlsZF9pZHMYASADKAkSJgoGZ3VpbGRzGAIgAygLMhYuZ3VpbGRzLnYxLk11dHVhbEd1aWxkIi8KC011dHVhbEd1aWxkEgoKAmlkGAEgASgJEhQKDG1lbWJlcl9jb3VudBgCIAEoBSKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwysQcKDUd1aWxkc1NlcnZpY2USWwoQQ2hlY2tQZXJtaXNzaW9ucxIiLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVxdWVzdBojLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVzcG9uc2USQwoIR2V0R3VpbGQSGi5ndWlsZHMudjEuR2V0R3VpbGRSZXF1ZXN0GhsuZ3VpbGRzLnYxLkdldEd1aWxkUmVzcG9uc2USSQoKR2V0Q2hhbm5lbBIcLmd1aWxkcy52MS5HZXRDaGFubmVsUmVxdWVzdBodLmd1aWxkcy52MS5HZXRDaGFubmVsUmVzcG9uc2USRgoJR2V0TWVtYmVyEhsuZ3VpbGRzLnYxLkdldE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuR2V0TWVtYmVyUmVzcG9uc2USRgoJQWRkTWVtYmVyEhsuZ3VpbGRzLnYxLkFkZE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuQWRkTWVtYmVyUmVzcG9uc2USTwoMUmVtb3ZlTWVtYmVyEh4uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaHy5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTwoMQWRkUmVjaXBpZW50Eh4uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlcXVlc3QaHy5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVzcG9uc2USYQoSTGlzdEd1aWxkTWVtYmVySWRzEiQuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVzcG9uc2USZwoUTGlzdENoYW5uZWxWaWV3ZXJJZHMSJi5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0GicuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USUgoNR2V0UmVhZHlTdGF0ZRIfLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVxdWVzdBogLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVzcG9uc2USYQoSTGlzdE11dHVhbEd1aWxkSWRzEiQuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsRequest
@@ -93,6 +95,8 @@ export const GetGuildRequestSchema: GenMessage<GetGuildRequest> = /*@__PURE__*/
   messageDesc(file_guilds_v1_guilds, 2);
 
 /**
+ * The guild object (GET /guilds/{id}), with its roles.
+ *
  * @generated from message guilds.v1.Guild
  */
 export type Guild = Message<"guilds.v1.Guild"> & {
@@ -107,6 +111,8 @@ export type Guild = Message<"guilds.v1.Guild"> & {
   name: string;
 
   /**
+   * Image hashes: empty when none.
+   *
    * @generated from field: string icon = 3;
    */
   icon: string;
@@ -117,11 +123,15 @@ export type Guild = Message<"guilds.v1.Guild"> & {
   ownerId: string;
 
   /**
+   * The member count now (GetGuild, GuildCreate and with_counts render it).
+   *
    * @generated from field: int32 approximate_member_count = 5;
    */
   approximateMemberCount: number;
 
   /**
+   * Presence lives in realtime: 0 until presence counts reach this service.
+   *
    * @generated from field: int32 approximate_presence_count = 6;
    */
   approximatePresenceCount: number;
@@ -132,11 +142,115 @@ export type Guild = Message<"guilds.v1.Guild"> & {
   features: string[];
 
   /**
-   * The guild object as the HTTP API renders it.
-   *
-   * @generated from field: string guild_json = 8;
+   * @generated from field: optional string description = 9;
    */
-  guildJson: string;
+  description?: string | undefined;
+
+  /**
+   * @generated from field: string splash = 10;
+   */
+  splash: string;
+
+  /**
+   * @generated from field: string banner = 11;
+   */
+  banner: string;
+
+  /**
+   * Channel ids: empty when none.
+   *
+   * @generated from field: string afk_channel_id = 12;
+   */
+  afkChannelId: string;
+
+  /**
+   * @generated from field: int32 afk_timeout = 13;
+   */
+  afkTimeout: number;
+
+  /**
+   * @generated from field: string system_channel_id = 14;
+   */
+  systemChannelId: string;
+
+  /**
+   * @generated from field: int32 system_channel_flags = 15;
+   */
+  systemChannelFlags: number;
+
+  /**
+   * @generated from field: string rules_channel_id = 16;
+   */
+  rulesChannelId: string;
+
+  /**
+   * @generated from field: string public_updates_channel_id = 17;
+   */
+  publicUpdatesChannelId: string;
+
+  /**
+   * @generated from field: int32 verification_level = 18;
+   */
+  verificationLevel: number;
+
+  /**
+   * @generated from field: int32 default_message_notifications = 19;
+   */
+  defaultMessageNotifications: number;
+
+  /**
+   * @generated from field: int32 explicit_content_filter = 20;
+   */
+  explicitContentFilter: number;
+
+  /**
+   * @generated from field: int32 mfa_level = 21;
+   */
+  mfaLevel: number;
+
+  /**
+   * @generated from field: int32 nsfw_level = 22;
+   */
+  nsfwLevel: number;
+
+  /**
+   * @generated from field: string preferred_locale = 23;
+   */
+  preferredLocale: string;
+
+  /**
+   * @generated from field: bool premium_progress_bar_enabled = 24;
+   */
+  premiumProgressBarEnabled: boolean;
+
+  /**
+   * @generated from field: int32 premium_tier = 25;
+   */
+  premiumTier: number;
+
+  /**
+   * @generated from field: int32 premium_subscription_count = 26;
+   */
+  premiumSubscriptionCount: number;
+
+  /**
+   * @generated from field: int32 max_members = 27;
+   */
+  maxMembers: number;
+
+  /**
+   * In position order (`@everyone`, whose id is the guild's, first).
+   *
+   * @generated from field: repeated guilds.v1.Role roles = 28;
+   */
+  roles: Role[];
+
+  /**
+   * Vanity invite code: empty when none.
+   *
+   * @generated from field: string vanity_url_code = 29;
+   */
+  vanityUrlCode: string;
 };
 
 /**
@@ -186,6 +300,9 @@ export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE_
   messageDesc(file_guilds_v1_guilds, 5);
 
 /**
+ * The channel object of every kind: guild channels, threads, DMs and group DMs. Which fields
+ * the platform shows depends on the type; the rendering knows which.
+ *
  * @generated from message guilds.v1.Channel
  */
 export type Channel = Message<"guilds.v1.Channel"> & {
@@ -214,30 +331,152 @@ export type Channel = Message<"guilds.v1.Channel"> & {
   parentId: string;
 
   /**
+   * Empty for DMs and unnamed group DMs.
+   *
    * @generated from field: string name = 5;
    */
   name: string;
 
   /**
-   * DM and group DM recipients (user ids, the owner included for group DMs).
+   * DM and group DM participants (user ids, the owner included for group DMs), in the order
+   * they joined. A rendering for one viewer leaves the viewer out.
    *
    * @generated from field: repeated string recipient_ids = 6;
    */
   recipientIds: string[];
 
   /**
-   * Group DMs.
+   * A group DM's owner, a thread's creator; empty otherwise.
    *
    * @generated from field: string owner_id = 7;
    */
   ownerId: string;
 
   /**
-   * The channel object as the HTTP API renders it.
-   *
-   * @generated from field: string channel_json = 8;
+   * @generated from field: int32 flags = 9;
    */
-  channelJson: string;
+  flags: number;
+
+  /**
+   * @generated from field: string last_message_id = 10;
+   */
+  lastMessageId: string;
+
+  /**
+   * The users of `recipient_ids` auth knows (a deleted account has none and renders as one).
+   *
+   * @generated from field: repeated auth.v1.PartialUser recipients = 11;
+   */
+  recipients: PartialUser[];
+
+  /**
+   * A group DM's icon hash: empty when none.
+   *
+   * @generated from field: string icon = 12;
+   */
+  icon: string;
+
+  /**
+   * @generated from field: bool nsfw = 13;
+   */
+  nsfw: boolean;
+
+  /**
+   * @generated from field: int32 position = 14;
+   */
+  position: number;
+
+  /**
+   * @generated from field: repeated guilds.v1.PermissionOverwrite permission_overwrites = 15;
+   */
+  permissionOverwrites: PermissionOverwrite[];
+
+  /**
+   * @generated from field: optional string topic = 16;
+   */
+  topic?: string | undefined;
+
+  /**
+   * @generated from field: int32 rate_limit_per_user = 17;
+   */
+  rateLimitPerUser: number;
+
+  /**
+   * Voice and stage channels.
+   *
+   * @generated from field: optional int32 bitrate = 18;
+   */
+  bitrate?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 user_limit = 19;
+   */
+  userLimit?: number | undefined;
+
+  /**
+   * Empty: automatic.
+   *
+   * @generated from field: string rtc_region = 20;
+   */
+  rtcRegion: string;
+
+  /**
+   * 0: not set.
+   *
+   * @generated from field: int32 default_auto_archive_duration = 21;
+   */
+  defaultAutoArchiveDuration: number;
+
+  /**
+   * Forum and media channels.
+   *
+   * @generated from field: repeated guilds.v1.ForumTag available_tags = 22;
+   */
+  availableTags: ForumTag[];
+
+  /**
+   * @generated from field: guilds.v1.DefaultReaction default_reaction_emoji = 23;
+   */
+  defaultReactionEmoji?: DefaultReaction | undefined;
+
+  /**
+   * @generated from field: optional int32 default_sort_order = 24;
+   */
+  defaultSortOrder?: number | undefined;
+
+  /**
+   * @generated from field: int32 default_forum_layout = 25;
+   */
+  defaultForumLayout: number;
+
+  /**
+   * @generated from field: int32 default_thread_rate_limit_per_user = 26;
+   */
+  defaultThreadRateLimitPerUser: number;
+
+  /**
+   * Threads.
+   *
+   * @generated from field: guilds.v1.ThreadMetadata thread_metadata = 27;
+   */
+  threadMetadata?: ThreadMetadata | undefined;
+
+  /**
+   * @generated from field: int32 message_count = 28;
+   */
+  messageCount: number;
+
+  /**
+   * @generated from field: int32 member_count = 29;
+   */
+  memberCount: number;
+
+  /**
+   * Threads of forum and media channels only (unset for other threads).
+   *
+   * @generated from field: guilds.v1.AppliedTags applied_tags = 30;
+   */
+  appliedTags?: AppliedTags | undefined;
 };
 
 /**
@@ -292,6 +531,8 @@ export const GetMemberRequestSchema: GenMessage<GetMemberRequest> = /*@__PURE__*
   messageDesc(file_guilds_v1_guilds, 8);
 
 /**
+ * A guild member. Timestamps are ISO 8601.
+ *
  * @generated from message guilds.v1.Member
  */
 export type Member = Message<"guilds.v1.Member"> & {
@@ -301,6 +542,8 @@ export type Member = Message<"guilds.v1.Member"> & {
   userId: string;
 
   /**
+   * Empty when none.
+   *
    * @generated from field: string nick = 2;
    */
   nick: string;
@@ -331,6 +574,40 @@ export type Member = Message<"guilds.v1.Member"> & {
    * @generated from field: int32 flags = 7;
    */
   flags: number;
+
+  /**
+   * The member's guild avatar hash: empty when none.
+   *
+   * @generated from field: string avatar = 8;
+   */
+  avatar: string;
+
+  /**
+   * @generated from field: optional string premium_since = 9;
+   */
+  premiumSince?: string | undefined;
+
+  /**
+   * @generated from field: bool deaf = 10;
+   */
+  deaf: boolean;
+
+  /**
+   * @generated from field: bool mute = 11;
+   */
+  mute: boolean;
+
+  /**
+   * @generated from field: optional string communication_disabled_until = 12;
+   */
+  communicationDisabledUntil?: string | undefined;
+
+  /**
+   * Set where the member is shown (GuildCreate, READY); unset from GetMember, and for a deleted account.
+   *
+   * @generated from field: auth.v1.PartialUser user = 13;
+   */
+  user?: PartialUser | undefined;
 };
 
 /**
@@ -433,9 +710,9 @@ export type AddMemberResponse = Message<"guilds.v1.AddMemberResponse"> & {
   /**
    * The guild as GUILD_CREATE carries it for the joining user.
    *
-   * @generated from field: string guild_json = 4;
+   * @generated from field: guilds.v1.GuildCreate guild = 5;
    */
-  guildJson: string;
+  guild?: GuildCreate | undefined;
 };
 
 /**
@@ -523,9 +800,11 @@ export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
   alreadyRecipient: boolean;
 
   /**
-   * @generated from field: string channel_json = 3;
+   * The group DM, every recipient in it.
+   *
+   * @generated from field: guilds.v1.Channel channel = 4;
    */
-  channelJson: string;
+  channel?: Channel | undefined;
 };
 
 /**
@@ -647,24 +926,23 @@ export const GetReadyStateRequestSchema: GenMessage<GetReadyStateRequest> = /*@_
  */
 export type GetReadyStateResponse = Message<"guilds.v1.GetReadyStateResponse"> & {
   /**
-   * JSON arrays: the guild objects (with `channels`, `threads`, `roles`, `member_count`,
-   * `joined_at`) and the private channel objects.
-   *
-   * @generated from field: string guilds_json = 1;
-   */
-  guildsJson: string;
-
-  /**
-   * @generated from field: string private_channels_json = 2;
-   */
-  privateChannelsJson: string;
-
-  /**
    * The guild ids, for realtime's per-socket guild subscriptions.
    *
    * @generated from field: repeated string guild_ids = 3;
    */
   guildIds: string[];
+
+  /**
+   * @generated from field: repeated guilds.v1.GuildCreate guilds = 4;
+   */
+  guilds: GuildCreate[];
+
+  /**
+   * Open DMs and group DMs, most recent first, with every recipient (the rendering leaves the user out).
+   *
+   * @generated from field: repeated guilds.v1.Channel private_channels = 5;
+   */
+  privateChannels: Channel[];
 };
 
 /**
@@ -743,9 +1021,293 @@ export const MutualGuildSchema: GenMessage<MutualGuild> = /*@__PURE__*/
   messageDesc(file_guilds_v1_guilds, 25);
 
 /**
+ * The platform's role object.
+ *
+ * @generated from message guilds.v1.Role
+ */
+export type Role = Message<"guilds.v1.Role"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 3;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: string permissions = 4;
+   */
+  permissions: string;
+
+  /**
+   * @generated from field: int32 position = 5;
+   */
+  position: number;
+
+  /**
+   * @generated from field: int32 color = 6;
+   */
+  color: number;
+
+  /**
+   * @generated from field: bool hoist = 7;
+   */
+  hoist: boolean;
+
+  /**
+   * @generated from field: bool managed = 8;
+   */
+  managed: boolean;
+
+  /**
+   * @generated from field: bool mentionable = 9;
+   */
+  mentionable: boolean;
+
+  /**
+   * Icon hash: empty when none.
+   *
+   * @generated from field: string icon = 10;
+   */
+  icon: string;
+
+  /**
+   * @generated from field: optional string unicode_emoji = 11;
+   */
+  unicodeEmoji?: string | undefined;
+
+  /**
+   * @generated from field: int32 flags = 12;
+   */
+  flags: number;
+};
+
+/**
+ * Describes the message guilds.v1.Role.
+ * Use `create(RoleSchema)` to create a new message.
+ */
+export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 26);
+
+/**
+ * A channel permission overwrite: type 0 role, 1 member.
+ *
+ * @generated from message guilds.v1.PermissionOverwrite
+ */
+export type PermissionOverwrite = Message<"guilds.v1.PermissionOverwrite"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int32 type = 2;
+   */
+  type: number;
+
+  /**
+   * @generated from field: string allow = 3;
+   */
+  allow: string;
+
+  /**
+   * @generated from field: string deny = 4;
+   */
+  deny: string;
+};
+
+/**
+ * Describes the message guilds.v1.PermissionOverwrite.
+ * Use `create(PermissionOverwriteSchema)` to create a new message.
+ */
+export const PermissionOverwriteSchema: GenMessage<PermissionOverwrite> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 27);
+
+/**
+ * @generated from message guilds.v1.ThreadMetadata
+ */
+export type ThreadMetadata = Message<"guilds.v1.ThreadMetadata"> & {
+  /**
+   * @generated from field: bool archived = 1;
+   */
+  archived: boolean;
+
+  /**
+   * @generated from field: int32 auto_archive_duration = 2;
+   */
+  autoArchiveDuration: number;
+
+  /**
+   * @generated from field: string archive_timestamp = 3;
+   */
+  archiveTimestamp: string;
+
+  /**
+   * @generated from field: bool locked = 4;
+   */
+  locked: boolean;
+
+  /**
+   * Private threads only.
+   *
+   * @generated from field: optional bool invitable = 5;
+   */
+  invitable?: boolean | undefined;
+
+  /**
+   * @generated from field: string create_timestamp = 6;
+   */
+  createTimestamp: string;
+};
+
+/**
+ * Describes the message guilds.v1.ThreadMetadata.
+ * Use `create(ThreadMetadataSchema)` to create a new message.
+ */
+export const ThreadMetadataSchema: GenMessage<ThreadMetadata> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 28);
+
+/**
+ * A tag of a forum or media channel.
+ *
+ * @generated from message guilds.v1.ForumTag
+ */
+export type ForumTag = Message<"guilds.v1.ForumTag"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool moderated = 3;
+   */
+  moderated: boolean;
+
+  /**
+   * @generated from field: optional string emoji_id = 4;
+   */
+  emojiId?: string | undefined;
+
+  /**
+   * @generated from field: optional string emoji_name = 5;
+   */
+  emojiName?: string | undefined;
+};
+
+/**
+ * Describes the message guilds.v1.ForumTag.
+ * Use `create(ForumTagSchema)` to create a new message.
+ */
+export const ForumTagSchema: GenMessage<ForumTag> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 29);
+
+/**
+ * @generated from message guilds.v1.DefaultReaction
+ */
+export type DefaultReaction = Message<"guilds.v1.DefaultReaction"> & {
+  /**
+   * @generated from field: optional string emoji_id = 1;
+   */
+  emojiId?: string | undefined;
+
+  /**
+   * @generated from field: optional string emoji_name = 2;
+   */
+  emojiName?: string | undefined;
+};
+
+/**
+ * Describes the message guilds.v1.DefaultReaction.
+ * Use `create(DefaultReactionSchema)` to create a new message.
+ */
+export const DefaultReactionSchema: GenMessage<DefaultReaction> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 30);
+
+/**
+ * @generated from message guilds.v1.AppliedTags
+ */
+export type AppliedTags = Message<"guilds.v1.AppliedTags"> & {
+  /**
+   * @generated from field: repeated string tag_ids = 1;
+   */
+  tagIds: string[];
+};
+
+/**
+ * Describes the message guilds.v1.AppliedTags.
+ * Use `create(AppliedTagsSchema)` to create a new message.
+ */
+export const AppliedTagsSchema: GenMessage<AppliedTags> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 31);
+
+/**
+ * A guild as GUILD_CREATE and READY carry it for one member: the guild, the channels and threads
+ * they can see and their own member object.
+ *
+ * @generated from message guilds.v1.GuildCreate
+ */
+export type GuildCreate = Message<"guilds.v1.GuildCreate"> & {
+  /**
+   * @generated from field: guilds.v1.Guild guild = 1;
+   */
+  guild?: Guild | undefined;
+
+  /**
+   * @generated from field: string joined_at = 2;
+   */
+  joinedAt: string;
+
+  /**
+   * More members than the platform sends at once (the guild is `large`).
+   *
+   * @generated from field: bool large = 3;
+   */
+  large: boolean;
+
+  /**
+   * @generated from field: repeated guilds.v1.Member members = 4;
+   */
+  members: Member[];
+
+  /**
+   * @generated from field: repeated guilds.v1.Channel channels = 5;
+   */
+  channels: Channel[];
+
+  /**
+   * @generated from field: repeated guilds.v1.Channel threads = 6;
+   */
+  threads: Channel[];
+};
+
+/**
+ * Describes the message guilds.v1.GuildCreate.
+ * Use `create(GuildCreateSchema)` to create a new message.
+ */
+export const GuildCreateSchema: GenMessage<GuildCreate> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 32);
+
+/**
  * The guilds service's contract for other services: permissions, lookups, membership changes
  * and the audiences events need. Ids are snowflakes as decimal strings; permission bitfields are
  * 64-bit values as decimal strings (as the platform writes them in JSON).
+ *
+ * Objects travel typed (Guild, Role, Member, Channel, GuildCreate). Their field names are the
+ * platform's JSON names; `@kith/platform` renders them into the platform's JSON (guildView,
+ * channelView, …) for every service, so each object has one rendering. Ids, image hashes and
+ * names are empty strings when the platform shows null; other nullable values are `optional`.
  *
  * @generated from service guilds.v1.GuildsService
  */
@@ -836,8 +1398,8 @@ export const GuildsService: GenService<{
     output: typeof ListChannelViewerIdsResponseSchema;
   },
   /**
-   * What READY carries for a user: their guilds (with channels they can see and roles) and
-   * private channels, rendered as the HTTP API renders them.
+   * What READY carries for a user: their guilds (as GUILD_CREATE carries each: channels they can
+   * see, roles, their member object) and their open private channels.
    *
    * @generated from rpc guilds.v1.GuildsService.GetReadyState
    */

@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { PartialUser } from "../../auth/v1/auth_pb.js";
+import { file_auth_v1_auth } from "../../auth/v1/auth_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file social/v1/social.proto.
  */
 export const file_social_v1_social: GenFile = /*@__PURE__*/
-  fileDesc("ChZzb2NpYWwvdjEvc29jaWFsLnByb3RvEglzb2NpYWwudjEiQAoWR2V0UmVsYXRpb25zaGlwUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhUKDW90aGVyX3VzZXJfaWQYAiABKAkiXQoXR2V0UmVsYXRpb25zaGlwUmVzcG9uc2USDAoEdHlwZRgBIAEoBRISCgpvdGhlcl90eXBlGAIgASgFEg8KB2ZyaWVuZHMYAyABKAgSDwoHYmxvY2tlZBgEIAEoCCJFChRMaXN0RnJpZW5kSWRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFIikKFUxpc3RGcmllbmRJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSJBChdHZXRNdXR1YWxGcmllbmRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhUKDW90aGVyX3VzZXJfaWQYAiABKAkiLAoYR2V0TXV0dWFsRnJpZW5kc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIisKGExpc3RSZWxhdGlvbnNoaXBzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIjcKGUxpc3RSZWxhdGlvbnNoaXBzUmVzcG9uc2USGgoScmVsYXRpb25zaGlwc19qc29uGAEgASgJIlAKJVJlY29yZEFwcGxpY2F0aW9uQXV0aG9yaXphdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgCIAEoCSIoCiZSZWNvcmRBcHBsaWNhdGlvbkF1dGhvcml6YXRpb25SZXNwb25zZSJBChxJc3N1ZUNvbnRhY3RTeW5jVG9rZW5SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEAoIdXNlcl9pZHMYAiADKAkiLgodSXNzdWVDb250YWN0U3luY1Rva2VuUmVzcG9uc2USDQoFdG9rZW4YASABKAkiQAoQU3VnZ2VzdGlvblJlYXNvbhIMCgR0eXBlGAEgASgFEhAKCHBsYXRmb3JtGAIgASgJEgwKBG5hbWUYAyABKAkinAEKGkFkZEZyaWVuZFN1Z2dlc3Rpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSGQoRc3VnZ2VzdGVkX3VzZXJfaWQYAiABKAkSLAoHcmVhc29ucxgDIAMoCzIbLnNvY2lhbC52MS5TdWdnZXN0aW9uUmVhc29uEiQKHGZyb21fc3VnZ2VzdGVkX3VzZXJfY29udGFjdHMYBCABKAgiHQobQWRkRnJpZW5kU3VnZ2VzdGlvblJlc3BvbnNlMtQFCg1Tb2NpYWxTZXJ2aWNlElgKD0dldFJlbGF0aW9uc2hpcBIhLnNvY2lhbC52MS5HZXRSZWxhdGlvbnNoaXBSZXF1ZXN0GiIuc29jaWFsLnYxLkdldFJlbGF0aW9uc2hpcFJlc3BvbnNlElIKDUxpc3RGcmllbmRJZHMSHy5zb2NpYWwudjEuTGlzdEZyaWVuZElkc1JlcXVlc3QaIC5zb2NpYWwudjEuTGlzdEZyaWVuZElkc1Jlc3BvbnNlElsKEEdldE11dHVhbEZyaWVuZHMSIi5zb2NpYWwudjEuR2V0TXV0dWFsRnJpZW5kc1JlcXVlc3QaIy5zb2NpYWwudjEuR2V0TXV0dWFsRnJpZW5kc1Jlc3BvbnNlEl4KEUxpc3RSZWxhdGlvbnNoaXBzEiMuc29jaWFsLnYxLkxpc3RSZWxhdGlvbnNoaXBzUmVxdWVzdBokLnNvY2lhbC52MS5MaXN0UmVsYXRpb25zaGlwc1Jlc3BvbnNlEoUBCh5SZWNvcmRBcHBsaWNhdGlvbkF1dGhvcml6YXRpb24SMC5zb2NpYWwudjEuUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uUmVxdWVzdBoxLnNvY2lhbC52MS5SZWNvcmRBcHBsaWNhdGlvbkF1dGhvcml6YXRpb25SZXNwb25zZRJqChVJc3N1ZUNvbnRhY3RTeW5jVG9rZW4SJy5zb2NpYWwudjEuSXNzdWVDb250YWN0U3luY1Rva2VuUmVxdWVzdBooLnNvY2lhbC52MS5Jc3N1ZUNvbnRhY3RTeW5jVG9rZW5SZXNwb25zZRJkChNBZGRGcmllbmRTdWdnZXN0aW9uEiUuc29jaWFsLnYxLkFkZEZyaWVuZFN1Z2dlc3Rpb25SZXF1ZXN0GiYuc29jaWFsLnYxLkFkZEZyaWVuZFN1Z2dlc3Rpb25SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChZzb2NpYWwvdjEvc29jaWFsLnByb3RvEglzb2NpYWwudjEiQAoWR2V0UmVsYXRpb25zaGlwUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhUKDW90aGVyX3VzZXJfaWQYAiABKAkiXQoXR2V0UmVsYXRpb25zaGlwUmVzcG9uc2USDAoEdHlwZRgBIAEoBRISCgpvdGhlcl90eXBlGAIgASgFEg8KB2ZyaWVuZHMYAyABKAgSDwoHYmxvY2tlZBgEIAEoCCJFChRMaXN0RnJpZW5kSWRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFIikKFUxpc3RGcmllbmRJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSJBChdHZXRNdXR1YWxGcmllbmRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhUKDW90aGVyX3VzZXJfaWQYAiABKAkiLAoYR2V0TXV0dWFsRnJpZW5kc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIisKGExpc3RSZWxhdGlvbnNoaXBzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJImUKGUxpc3RSZWxhdGlvbnNoaXBzUmVzcG9uc2USLgoNcmVsYXRpb25zaGlwcxgCIAMoCzIXLnNvY2lhbC52MS5SZWxhdGlvbnNoaXBKBAgBEAJSEnJlbGF0aW9uc2hpcHNfanNvbiJQCiVSZWNvcmRBcHBsaWNhdGlvbkF1dGhvcml6YXRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFgoOYXBwbGljYXRpb25faWQYAiABKAkiKAomUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uUmVzcG9uc2UiQQocSXNzdWVDb250YWN0U3luY1Rva2VuUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCHVzZXJfaWRzGAIgAygJIi4KHUlzc3VlQ29udGFjdFN5bmNUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIkAKEFN1Z2dlc3Rpb25SZWFzb24SDAoEdHlwZRgBIAEoBRIQCghwbGF0Zm9ybRgCIAEoCRIMCgRuYW1lGAMgASgJIpwBChpBZGRGcmllbmRTdWdnZXN0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhkKEXN1Z2dlc3RlZF91c2VyX2lkGAIgASgJEiwKB3JlYXNvbnMYAyADKAsyGy5zb2NpYWwudjEuU3VnZ2VzdGlvblJlYXNvbhIkChxmcm9tX3N1Z2dlc3RlZF91c2VyX2NvbnRhY3RzGAQgASgIIh0KG0FkZEZyaWVuZFN1Z2dlc3Rpb25SZXNwb25zZSLnAQoMUmVsYXRpb25zaGlwEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSIgoEdXNlchgDIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXISFQoIbmlja25hbWUYBCABKAlIAIgBARIXCg9pc19zcGFtX3JlcXVlc3QYBSABKAgSGAoQc3RyYW5nZXJfcmVxdWVzdBgGIAEoCBIUCgx1c2VyX2lnbm9yZWQYByABKAgSHQoVb3JpZ2luX2FwcGxpY2F0aW9uX2lkGAggASgJEg0KBXNpbmNlGAkgASgJQgsKCV9uaWNrbmFtZTLUBQoNU29jaWFsU2VydmljZRJYCg9HZXRSZWxhdGlvbnNoaXASIS5zb2NpYWwudjEuR2V0UmVsYXRpb25zaGlwUmVxdWVzdBoiLnNvY2lhbC52MS5HZXRSZWxhdGlvbnNoaXBSZXNwb25zZRJSCg1MaXN0RnJpZW5kSWRzEh8uc29jaWFsLnYxLkxpc3RGcmllbmRJZHNSZXF1ZXN0GiAuc29jaWFsLnYxLkxpc3RGcmllbmRJZHNSZXNwb25zZRJbChBHZXRNdXR1YWxGcmllbmRzEiIuc29jaWFsLnYxLkdldE11dHVhbEZyaWVuZHNSZXF1ZXN0GiMuc29jaWFsLnYxLkdldE11dHVhbEZyaWVuZHNSZXNwb25zZRJeChFMaXN0UmVsYXRpb25zaGlwcxIjLnNvY2lhbC52MS5MaXN0UmVsYXRpb25zaGlwc1JlcXVlc3QaJC5zb2NpYWwudjEuTGlzdFJlbGF0aW9uc2hpcHNSZXNwb25zZRKFAQoeUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uEjAuc29jaWFsLnYxLlJlY29yZEFwcGxpY2F0aW9uQXV0aG9yaXphdGlvblJlcXVlc3QaMS5zb2NpYWwudjEuUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uUmVzcG9uc2USagoVSXNzdWVDb250YWN0U3luY1Rva2VuEicuc29jaWFsLnYxLklzc3VlQ29udGFjdFN5bmNUb2tlblJlcXVlc3QaKC5zb2NpYWwudjEuSXNzdWVDb250YWN0U3luY1Rva2VuUmVzcG9uc2USZAoTQWRkRnJpZW5kU3VnZ2VzdGlvbhIlLnNvY2lhbC52MS5BZGRGcmllbmRTdWdnZXN0aW9uUmVxdWVzdBomLnNvY2lhbC52MS5BZGRGcmllbmRTdWdnZXN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
 
 /**
  * @generated from message social.v1.GetRelationshipRequest
@@ -177,11 +179,9 @@ export const ListRelationshipsRequestSchema: GenMessage<ListRelationshipsRequest
  */
 export type ListRelationshipsResponse = Message<"social.v1.ListRelationshipsResponse"> & {
   /**
-   * JSON array of relationship objects, the HTTP API's own rendering.
-   *
-   * @generated from field: string relationships_json = 1;
+   * @generated from field: repeated social.v1.Relationship relationships = 2;
    */
-  relationshipsJson: string;
+  relationships: Relationship[];
 };
 
 /**
@@ -338,6 +338,71 @@ export const AddFriendSuggestionResponseSchema: GenMessage<AddFriendSuggestionRe
   messageDesc(file_social_v1_social, 14);
 
 /**
+ * The platform's relationship object: what its owner sees of another user. Timestamps are ISO 8601.
+ *
+ * @generated from message social.v1.Relationship
+ */
+export type Relationship = Message<"social.v1.Relationship"> & {
+  /**
+   * The other user's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int32 type = 2;
+   */
+  type: number;
+
+  /**
+   * Unset when auth no longer knows the user (a deleted account renders as one).
+   *
+   * @generated from field: auth.v1.PartialUser user = 3;
+   */
+  user?: PartialUser | undefined;
+
+  /**
+   * @generated from field: optional string nickname = 4;
+   */
+  nickname?: string | undefined;
+
+  /**
+   * @generated from field: bool is_spam_request = 5;
+   */
+  isSpamRequest: boolean;
+
+  /**
+   * @generated from field: bool stranger_request = 6;
+   */
+  strangerRequest: boolean;
+
+  /**
+   * @generated from field: bool user_ignored = 7;
+   */
+  userIgnored: boolean;
+
+  /**
+   * Empty when none.
+   *
+   * @generated from field: string origin_application_id = 8;
+   */
+  originApplicationId: string;
+
+  /**
+   * @generated from field: string since = 9;
+   */
+  since: string;
+};
+
+/**
+ * Describes the message social.v1.Relationship.
+ * Use `create(RelationshipSchema)` to create a new message.
+ */
+export const RelationshipSchema: GenMessage<Relationship> = /*@__PURE__*/
+  messageDesc(file_social_v1_social, 15);
+
+/**
  * The social graph's contract for other services.
  *
  * @generated from service social.v1.SocialService
@@ -374,7 +439,8 @@ export const SocialService: GenService<{
     output: typeof GetMutualFriendsResponseSchema;
   },
   /**
-   * A user's relationship objects exactly as GET /users/@me/relationships renders them (for READY).
+   * A user's relationships as GET /users/@me/relationships lists them (for READY); `@kith/platform`'s
+   * relationshipView renders each.
    *
    * @generated from rpc social.v1.SocialService.ListRelationships
    */

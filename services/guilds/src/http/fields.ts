@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { isSnowflake, snowflakeField } from '@kith/platform';
-import { parseBits } from './permissions.js';
+import { snowflakeField } from '@kith/platform';
+import { parseBits } from '../domain/permissions.js';
+import { isRowId } from '../domain/ids.js';
+
+export { isRowId };
 
 /** Field schemas every request body of the service is built from (guilds, members, roles, channels). */
-
-/**
- * Ids are snowflakes stored as PostgreSQL bigint (signed): one past 2^63 - 1 is a valid snowflake
- * shape but no row can have it, and the database would refuse to even compare it.
- */
-export const isRowId = (v: string): boolean => isSnowflake(v) && BigInt(v) < 1n << 63n;
 
 // Checks run on after a failed one: a value that is no number at all is already reported.
 export const idField = snowflakeField.refine((v) => !/^\d{1,20}$/.test(v) || BigInt(v) < 1n << 63n, {

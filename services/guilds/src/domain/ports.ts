@@ -1,0 +1,202 @@
+import type { ContractUser, DomainEvent } from '@kith/platform';
+import type { GuildPermissionContext, Overwrite } from './permissions.js';
+import type {
+  BanRecord,
+  ChannelPatch,
+  ChannelRecord,
+  GuildColumns,
+  GuildRecord,
+  GuildSnapshot,
+  IdPage,
+  MemberColumns,
+  MemberRecord,
+  MutualGuild,
+  NewChannel,
+  NewGuild,
+  NewMember,
+  NewRole,
+  RoleColumns,
+  RoleRecord,
+} from './records.js';
+
+/**
+ * The I/O of the guilds domain. A `GuildsUnit` reads and writes through repositories; outside a
+ * transaction each call stands alone, inside one (`GuildsStore.transaction`) every call sees the
+ * transaction's writes and locks. Lock order, everywhere: a user's memberships, then the guild row,
+ * then channel rows.
+ */
+
+export interface GuildRepository {
+  /** Locks the guild row until the transaction ends (role positions, counts, ownership change one at a time). */
+  lock(guildId: string): Promise<GuildRecord | undefined>;
+  get(guildId: string): Promise<GuildRecord | undefined>;
+  insert(guild: NewGuild): Promise<void>;
+  update(guildId: string, changes: GuildColumns): Promise<GuildRecord>;
+  /** Deletes the guild with everything in it (roles, channels, members, bans). */
+  delete(guildId: string): Promise<void>;
+  /** The user's guilds in id order, a page at a time. */
+  listOf(userId: string, page: IdPage): Promise<GuildRecord[]>;
+  /** Every role (id, permissions) of these guilds and the user's role ids in them: permission math over many guilds. */
+  rolesAndMemberRoles(
+    guildIds: readonly string[],
+    userId: string,
+  ): Promise<{ roles: { id: string; guild_id: string; permissions: string }[]; memberRoles: { guild_id: string; role_id: string }[] }>;
+  idsOf(userId: string): Promise<string[]>;
+  mutual(userId: string, otherUserId: string): Promise<MutualGuild[]>;
+}
+
+export interface RoleRepository {
+  /** In position order, then id. */
+  list(guildId: string): Promise<RoleRecord[]>;
+  get(guildId: string, roleId: string): Promise<RoleRecord | undefined>;
+  insert(role: NewRole): Promise<RoleRecord>;
+  update(roleId: string, changes: RoleColumns): Promise<RoleRecord>;
+  /** Moves several roles at once (distinct ids); answers the moved rows by id. */
+  setPositions(guildId: string, moves: readonly { id: string; position: number }[]): Promise<Map<string, RoleRecord>>;
+  /** Deletes the role; members lose it. */
+  delete(roleId: string): Promise<void>;
+  /** Every role but `@everyone` from `position` up moves one higher. */
+  shiftUp(guildId: string, from: number): Promise<void>;
+}
+
+export interface MemberRepository {
+  /** Serialises every join, leave and create of one user until the transaction ends (the guild cap). */
+  lockUser(userId: string): Promise<void>;
+  countGuildsOf(userId: string): Promise<number>;
+  get(guildId: string, userId: string): Promise<MemberRecord | undefined>;
+  /** In user id order, after an id. */
+  list(guildId: string, after: string | null, limit: number): Promise<MemberRecord[]>;
+  ids(guildId: string, after: string | null, limit: number): Promise<string[]>;
+  /** Adds the member with these roles; the guild's member count goes up. */
+  insert(member: NewMember, roleIds: readonly string[]): Promise<void>;
+  /** False when they were not a member; otherwise the member count goes down. */
+  delete(guildId: string, userId: string): Promise<boolean>;
+  update(guildId: string, userId: string, changes: MemberColumns): Promise<void>;
+  addRoles(guildId: string, userId: string, roleIds: readonly string[]): Promise<void>;
+  removeRoles(guildId: string, userId: string, roleIds: readonly string[]): Promise<void>;
+  ban(guildId: string, userId: string): Promise<BanRecord | undefined>;
+  /** In user id order. */
+  bans(guildId: string, page: IdPage): Promise<BanRecord[]>;
+  /** False when the user was already banned (the reason stays as it was). */
+  insertBan(ban: Pick<BanRecord, 'guild_id' | 'user_id' | 'reason'>): Promise<boolean>;
+  deleteBan(guildId: string, userId: string): Promise<boolean>;
+}
+
+export interface ChannelRepository {
+  /** Locks a channel for a change: its guild row first, then the channel's row. */
+  lock(channelId: string): Promise<void>;
+  /** With `forUpdate`, the row stays locked until the transaction ends. */
+  get(channelId: string, forUpdate?: boolean): Promise<ChannelRecord | undefined>;
+  /** A guild's channels (threads excluded) in the platform's order: position, then id. */
+  listInGuild(guildId: string): Promise<ChannelRecord[]>;
+  /** Channels (threads do not count) of a guild, or of a category. */
+  countInGuild(guildId: string): Promise<number>;
+  countInCategory(categoryId: string): Promise<number>;
+  nextPosition(guildId: string): Promise<number>;
+  insert(channel: NewChannel): Promise<ChannelRecord>;
+  /** Writes the patch; an empty one just reads the channel. */
+  update(channelId: string, patch: ChannelPatch): Promise<ChannelRecord>;
+  /** Deletes a channel and its threads; channels of a deleted category are left without one. */
+  delete(channel: ChannelRecord): Promise<void>;
+  overwrites(channelId: string): Promise<Overwrite[]>;
+  /** Overwrites of several channels at once (every id present in the answer). */
+  overwritesOf(channelIds: readonly string[]): Promise<Map<string, Overwrite[]>>;
+  replaceOverwrites(channelId: string, overwrites: readonly Overwrite[]): Promise<void>;
+  putOverwrite(channelId: string, overwrite: Overwrite): Promise<void>;
+  deleteOverwrite(channelId: string, targetId: string): Promise<boolean>;
+  /** The guild's channels with an overwrite for `targetId`, locked, in id order. */
+  withOverwriteFor(guildId: string, targetId: string): Promise<ChannelRecord[]>;
+  /** The guild's unarchived threads, newest first. */
+  activeThreads(guildId: string): Promise<ChannelRecord[]>;
+  /** A channel's archived public threads archived before a time, newest archive first. */
+  archivedPublicThreads(parentId: string, before: string, limit: number): Promise<ChannelRecord[]>;
+  snapshot(guildId: string): Promise<GuildSnapshot | undefined>;
+}
+
+export interface DmRepository {
+  /** Serialises opening the DM of one pair until the transaction ends. */
+  lockPair(low: string, high: string): Promise<void>;
+  findPair(low: string, high: string): Promise<string | undefined>;
+  insertPair(low: string, high: string, channelId: string): Promise<void>;
+  /** Everyone in a private channel: a DM's pair, a group DM's recipients in the order they joined. */
+  participants(channel: ChannelRecord): Promise<string[]>;
+  /** False when they already were a recipient. */
+  addRecipient(channelId: string, userId: string): Promise<boolean>;
+  removeRecipient(channelId: string, userId: string): Promise<boolean>;
+  /** Closes a DM for one of its users (they stay a recipient). */
+  close(channelId: string, userId: string): Promise<void>;
+  /** False when it was open. */
+  reopen(channelId: string, userId: string): Promise<boolean>;
+  /** The private channels the user has open, most recent first. */
+  listOpen(userId: string): Promise<ChannelRecord[]>;
+}
+
+/** A user's standing in a guild, as permission decisions need it. */
+export interface GuildAccess {
+  guildId: string;
+  ownerId: string;
+  /** Null when the user is not a member. */
+  ctx: GuildPermissionContext | null;
+  /** The user's guild-level permissions (0 for non-members). */
+  permissions: bigint;
+}
+
+export interface ChannelAccess {
+  channel: ChannelRecord;
+  /** The guild's access for the user; undefined for DMs and group DMs. */
+  guild?: GuildAccess;
+  /** For private channels: whether the user is a recipient. For guild channels: a member. */
+  member: boolean;
+  /** The user's permissions in the channel (for a thread, its parent's overwrites). */
+  permissions: bigint;
+}
+
+/** Reads what permission decisions need (domain/permissions.ts decides). */
+export interface AccessReader {
+  /** Undefined when no such guild. */
+  guild(guildId: string, userId: string): Promise<GuildAccess | undefined>;
+  /** Undefined when no such channel. */
+  channel(channelId: string, userId: string): Promise<ChannelAccess | undefined>;
+}
+
+/** CheckPermissions' answer: `member` is false for an unknown guild or channel, a channel of another guild, a non-member. */
+export interface PermissionCheck {
+  member: boolean;
+  permissions: bigint;
+}
+
+/** The permission check other services call on every request: outside any transaction, as fast as it can be. */
+export interface PermissionChecker {
+  check(userId: string, guildId: string, channelId?: string): Promise<PermissionCheck>;
+}
+
+/** Reads and writes: plain calls outside a transaction, or one transaction's. */
+export interface GuildsUnit {
+  guilds: GuildRepository;
+  roles: RoleRepository;
+  members: MemberRepository;
+  channels: ChannelRepository;
+  dms: DmRepository;
+  access: AccessReader;
+}
+
+/** One transaction: its reads and writes, and the events it commits with them (outbox). */
+export interface GuildsTx extends GuildsUnit {
+  emit(events: DomainEvent[]): Promise<void>;
+}
+
+export interface GuildsStore extends GuildsUnit {
+  /** Runs `fn` in one transaction: everything it wrote and emitted commits together, or nothing does. */
+  transaction<T>(fn: (tx: GuildsTx) => Promise<T>): Promise<T>;
+}
+
+/** The account service, as guilds sees it (over gRPC). */
+export interface UserDirectory {
+  /** Users by id; ids auth does not know are left out. One batched call. */
+  users(ids: readonly string[]): Promise<Map<string, ContractUser>>;
+}
+
+/** New snowflakes. */
+export interface IdSource {
+  next(): string;
+}
