@@ -1,11 +1,22 @@
 import type { Server } from 'node:http';
-import { IdentitySigner, closeHttpServer, connectNats, createClient, createLogger, listen, type Closer, type Logger } from '@kith/platform';
+import {
+  IdentitySigner,
+  Redis,
+  closeHttpServer,
+  connectNats,
+  createClient,
+  createLogger,
+  listen,
+  type Closer,
+  type Logger,
+} from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { ClientIpResolver } from './client-ip.js';
 import { ClientSlots } from './client-slots.js';
 import type { GatewayConfig } from './config.js';
 import { Cors } from './cors.js';
 import { createEdgeHandler } from './edge.js';
+import { EdgeRateLimits } from './rate-limits.js';
 import { Upstreams } from './proxy.js';
 import { RevocationFeed } from './revocation.feed.js';
 import { TokenCache } from './token.cache.js';
@@ -60,6 +71,21 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
     },
   );
 
+  // Commands issued in one tick go out together; a command Redis cannot take at once fails at once,
+  // and the limiter counts in memory instead, so a Redis outage never holds a request up.
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_PREFIX,
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 500,
+  });
+  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
+  const limits =
+    config.RATE_LIMITING === 'on'
+      ? new EdgeRateLimits(redis, { scale: config.RATE_LIMITS_SCALE, overrides: config.RATE_LIMIT_OVERRIDES }, logger)
+      : undefined;
+
   let draining = false;
   const clientIp = new ClientIpResolver(config.TRUSTED_PROXIES);
   const handler = createEdgeHandler({
@@ -72,6 +98,7 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
     maxBodyBytes: config.MAX_BODY_BYTES,
     bodies: { bufferBytes: config.BODY_BUFFER_BYTES, idleMs: config.BODY_IDLE_TIMEOUT_MS, totalMs: config.BODY_TIMEOUT_MS },
     slots: new ClientSlots(config.UPSTREAM_PER_CLIENT, config.UPSTREAM_CLIENT_QUEUE),
+    ...(limits ? { limits } : {}),
     probes: {
       // Ready means this edge can take traffic, whatever its dependencies do: while auth is down
       // only requests whose token must be checked fail, and taking every edge out of rotation
@@ -104,6 +131,7 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
       () => closeHttpServer(server),
       () => upstreams.close(),
       async () => auth.close(),
+      () => redis.quit().catch(() => undefined),
       async () => feed.stop(),
       () => nats.drain(),
     ],

@@ -3,6 +3,19 @@ import { baseConfig, configKeys, loadConfig } from '@kith/platform';
 
 const optionalUrl = configKeys.url(['http:', 'https:']).optional();
 
+const rateLimitOverrides = z.record(
+  z.string(),
+  z.object({ limit: z.number().int().positive().optional(), windowS: z.number().int().positive().optional() }).strict(),
+);
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export const gatewayConfigSchema = z.object({
   ...baseConfig,
   /** The port clients reach. */
@@ -14,6 +27,23 @@ export const gatewayConfigSchema = z.object({
   /** Signs the identity forwarded with each request (Ed25519, PKCS8 PEM); its public half goes to every other process. */
   INTERNAL_TOKEN_PRIVATE_KEY: z.string().min(1, 'an Ed25519 private key (PKCS8 PEM) is required'),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Where the rate limits are counted, shared by every replica of the edge. */
+  REDIS_URL: configKeys.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z.string().default('kith:gateway:'),
+  /** `off` only to measure what the limits cost (bench/); production leaves them on. */
+  RATE_LIMITING: z.enum(['on', 'off']).default('on'),
+  /** Every limit of rate-limit.table.ts multiplied by this: a test stack whose clients all share one address raises it. */
+  RATE_LIMITS_SCALE: z.coerce.number().positive().default(1),
+  /** JSON: `{"<bucket>": {"limit": n, "windowS": s}}` for buckets of rate-limit.table.ts (`global`, `invalid` too). */
+  RATE_LIMIT_OVERRIDES: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      const parsed = rateLimitOverrides.safeParse(safeJson(text));
+      if (parsed.success) return parsed.data;
+      ctx.addIssue({ code: 'custom', message: 'must be JSON like {"auth.login": {"limit": 20, "windowS": 60}}' });
+      return z.NEVER;
+    }),
   /** host:port of auth's gRPC server (token checks). */
   AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   /** Each service's HTTP base URL; a service left unset is not deployed and its paths answer 404. */

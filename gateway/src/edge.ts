@@ -14,6 +14,7 @@ import type { ClientIpResolver } from './client-ip.js';
 import type { ClientSlots } from './client-slots.js';
 import type { Cors } from './cors.js';
 import type { Upstreams } from './proxy.js';
+import type { EdgeRateLimits, Verdict } from './rate-limits.js';
 import { BodyTimeoutError, ClientGoneError, receiveBody, type BodyLimits } from './request-body.js';
 import { decodePath } from './request-path.js';
 import { serviceFor, stripVersion } from './routes.table.js';
@@ -30,12 +31,20 @@ export interface EdgeDeps {
   bodies: BodyLimits;
   /** How many requests each client has in flight to the services. */
   slots: ClientSlots;
+  /** Absent when rate limiting is turned off (RATE_LIMITING=off). */
+  limits?: EdgeRateLimits;
   /** Answers `/readyz` of the edge itself (`/healthz` is always 200 while the process runs). */
   probes: { ready(): Promise<{ ready: boolean; dependencies: Record<string, string> }> };
 }
 
 /** How long a client is told to wait after a 503 of the edge's own (a service or auth not answering). */
 const RETRY_AFTER_SECONDS = '1';
+
+/** The platform's 429 with the verdict's headers. */
+function refuse(res: ServerResponse, verdict: Verdict): void {
+  for (const [name, value] of Object.entries({ ...verdict.headers, ...verdict.refused!.headers })) res.setHeader(name, value);
+  sendJson(res, 429, verdict.refused!.body);
+}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -110,12 +119,29 @@ export function createEdgeHandler(deps: EdgeDeps) {
       if (length > deps.maxBodyBytes) return sendJson(res, 413, { code: 40005, message: 'Request entity too large' });
 
       const clientIp = deps.clientIp.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+      const limits = deps.limits;
+      if (limits) {
+        const blocked = limits.blocked(clientIp);
+        if (blocked) return refuse(res, blocked);
+        res.on('finish', () => {
+          if (res.statusCode === 401 || res.statusCode === 403 || res.statusCode === 429) limits.recordInvalid(clientIp);
+        });
+      }
       const authorization = req.headers.authorization;
       let owner = null;
       if (authorization) {
         const credential = credentialOf(authorization);
         owner = await deps.tokens.resolve(credential.token, clientIp);
         if (!owner || !formMatches(credential.kind, owner)) throw ApiError.unauthorized();
+      }
+      if (limits) {
+        const verdict = await limits.check(req.method ?? 'GET', path, {
+          source: clientIp,
+          userId: owner?.userId ?? null,
+          sessionId: owner?.sessionId ?? null,
+        });
+        for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+        if (verdict.refused) return refuse(res, verdict);
       }
       const fingerprint = req.headers['x-fingerprint'];
       // No request id in the identity: it goes as x-request-id, so one signed token can serve many requests.

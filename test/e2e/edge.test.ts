@@ -43,6 +43,17 @@ describe('paths as clients encode them', () => {
   });
 });
 
+describe('rate limit headers', () => {
+  it('when any route answers, then the answer carries the X-RateLimit-* headers @discordjs/rest schedules by', async () => {
+    const user = await newUser();
+    const res = await fetch(`${inject('baseUrl')}/users/@me`, { headers: { authorization: user.token } });
+    expect(res.status).toBe(200);
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket'])
+      expect(res.headers.get(name), name).not.toBeNull();
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(Number(res.headers.get('x-ratelimit-limit')));
+  });
+});
+
 describe('token forms', () => {
   it('when a user token is sent under `Bot ` (the library’s default) or `Bearer `, then it is 401; raw, it is accepted', async () => {
     const user = await newUser();

@@ -19,6 +19,8 @@ export interface AuthUnderTest {
   stores: TestStores;
   keys: { publicKey: string; privateKey: string };
   auth: RunningAuth;
+  /** Names the databases: `<dbPrefix>_auth`, and any other service a test starts beside it. */
+  dbPrefix: string;
 }
 
 /** `env` overrides stores or config keys, e.g. a private NATS_URL with a DB_PREFIX of its own. */
@@ -33,15 +35,23 @@ export async function startTestAuth(env: Partial<TestStores> & { DB_PREFIX?: str
     LOG_LEVEL: 'silent',
     INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
   });
-  return { stores, keys, auth: await startAuth(config) };
+  return { stores, keys, auth: await startAuth(config), dbPrefix: config.DB_PREFIX };
 }
 
-/** An in-process gateway in front of that auth; `env` adds or overrides its config keys. */
+/**
+ * An in-process gateway in front of that auth; `env` adds or overrides its config keys. Its rate
+ * limits are counted under a Redis prefix of its own (two replicas share one by passing the same
+ * REDIS_PREFIX), and raised a thousandfold: every test here is one address, and the limits have
+ * tests of their own, which pass RATE_LIMITS_SCALE=1 for the production table.
+ */
 export async function startTestGateway(under: AuthUnderTest, env: Record<string, string> = {}): Promise<RunningGateway & { base: string }> {
   const config = gatewayConfigSchema.parse({
     PORT: '0',
     LOG_LEVEL: 'silent',
     NATS_URL: under.stores.NATS_URL,
+    REDIS_URL: under.stores.REDIS_URL,
+    REDIS_PREFIX: `${unique('gw')}:`,
+    RATE_LIMITS_SCALE: '1000',
     AUTH_HTTP_URL: `http://127.0.0.1:${under.auth.httpPort}`,
     AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
     INTERNAL_TOKEN_PRIVATE_KEY: under.keys.privateKey,

@@ -24,6 +24,7 @@ import {
 import { startGuilds, type RunningGuilds } from '../../src/app.js';
 import { guildsConfigSchema } from '../../src/config.js';
 import type { GuildsDatabase } from '../../src/store/schema.js';
+import { testDbPrefix } from '@kith/platform/testing';
 
 export { stopAll, type Answer, type AuthUnderTest };
 

@@ -7,6 +7,7 @@ import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
 import { guildsConfigSchema } from '../../../guilds/src/config.js';
 import { GatewayClient } from './gateway.client.js';
 import { newUser, publishEvent, startStack, startTestRealtime, stopAll, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
+import { testDbPrefix } from '@kith/platform/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;

@@ -63,7 +63,9 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++)
     replicas.push(await startSocial(socialConfigSchema.parse({ ...base, AUTH_GRPC_ADDR: authAddr, GUILDS_GRPC_ADDR: guildsAddr })));
   for (const social of replicas)
-    edges.push(await startTestGateway({ stores, keys, auth }, { SOCIAL_HTTP_URL: `http://127.0.0.1:${social.httpPort}` }));
+    edges.push(
+      await startTestGateway({ stores, keys, auth, dbPrefix: DB_PREFIX }, { SOCIAL_HTTP_URL: `http://127.0.0.1:${social.httpPort}` }),
+    );
   nats = await connect({ servers: stores.NATS_URL });
 });
 
