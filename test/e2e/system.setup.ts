@@ -33,13 +33,13 @@ export const SYSTEM_ENV = {
   // Every test is one client (127.0.0.1) to the edge, and races must reach the services at once;
   // the per-client share of a service's connections has tests of its own (gateway integration).
   UPSTREAM_PER_CLIENT: '64',
+  // A request from this loopback address is a proxy's: its X-Forwarded-For names the client, so
+  // tests can come from public addresses (new login locations, per-source limits).
+  TRUSTED_PROXIES: TRUSTED_PROXY,
   // Every test is one address, and the hostile-input test alone sends thousands of requests
   // with one token: the edge's limits are raised a thousandfold for this stack (the production
   // table is tested by the gateway's integration tests, with @discordjs/rest among them).
   RATE_LIMITS_SCALE: '1000',
-  // A request from this loopback address is a proxy's: its X-Forwarded-For names the client,
-  // so tests can come from public addresses (new login locations, per-source limits).
-  TRUSTED_PROXIES: TRUSTED_PROXY,
 };
 
 /** The whole system as `npm start` starts it, on its own ports and databases (see system.ts). */

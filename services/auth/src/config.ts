@@ -30,7 +30,7 @@ const authConfigFields = z.object({
   MFA_TICKET_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
   /** Failed logins from one network (any logins) within the window, before 429 (checked ahead of the hash). */
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().positive().default(100),
-  /** The window the failed-login limits count over. */
+  /** The window LOGIN_FAILURES_PER_IP counts over. */
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
   /** Failed logins of one login from one network before delays begin (the owner's own typos count here). */
   LOGIN_FAILURES_PER_SOURCE: z.coerce.number().int().positive().default(5),
@@ -38,12 +38,15 @@ const authConfigFields = z.object({
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
   /** The first login delay past those limits; each next one doubles, up to the maximum. */
   LOGIN_LOCKOUT_BASE_SECONDS: z.coerce.number().int().positive().default(60),
+  /** The longest login delay (see LOGIN_LOCKOUT_BASE_SECONDS). */
   LOGIN_LOCKOUT_MAX_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Wrong second factors (codes, keys) per account within the window, over every ticket, before 429 and a mail to the owner. */
   MFA_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** The window MFA_FAILURES_PER_ACCOUNT counts over. */
   MFA_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Wrong passwords behind a signed-in session (enrollment, account changes, /mfa/finish) per account, before 429 and a mail. */
   PASSWORD_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** The window PASSWORD_FAILURES_PER_ACCOUNT counts over. */
   PASSWORD_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Forgot Password requests per login string and per client address within the window, before 429 (each sends a mail or a text). */
   FORGOT_PER_LOGIN: z.coerce.number().int().positive().default(5),

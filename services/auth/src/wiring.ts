@@ -156,7 +156,7 @@ type Factors = ReturnType<typeof factors>;
 function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Factors) {
   const phones = new PhoneVerificationService(s.values, b.limiter, b.sms, logger, (phone) => s.recovery.isBlacklisted(phone));
   const fingerprints = new FingerprintsService(s.values, ids, b.limiter);
-  const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger);
+  const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger, phones);
   const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations };
   const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, new RegistrationGate(phones, fingerprints));
   const usernames = new UsernamesService(s.users, (basis) => accounts.suggestUsername(basis));

@@ -47,7 +47,10 @@ export interface LoginExtensions {
   /** Login limits (429) per network, per login and network, and per login from unknown networks, before the password hash. */
   limits?: Pick<LoginLimits, 'attempt'>;
   /** The new-location check of password logins without MFA, and the locations registration makes known. */
-  locations?: { check(user: UserRow, clientIp: string): Promise<void>; record(userId: string, clientIp: string): Promise<void> };
+  locations?: {
+    check(user: UserRow, clientIp: string, login: string): Promise<void>;
+    record(userId: string, clientIp: string): Promise<void>;
+  };
 }
 
 const DUPLICATE_ERRORS: Record<UniqueField, { code: string; message: string }> = {
@@ -111,7 +114,7 @@ export class AccountsService {
     if (user.disabled_at && !undelete) throw ApiError.of('ACCOUNT_DISABLED');
     // With MFA the account is restored only once the second factor passes.
     if (user.mfa_enabled && this.extensions) return this.extensions.challenge(user, undelete);
-    await this.extensions?.locations?.check(user, request.clientIp);
+    await this.extensions?.locations?.check(user, request.clientIp, input.login);
     if (undelete && (user.deleted_at || user.disabled_at)) await this.extensions?.restore(user.id);
     const { token } = await this.sessions.create(user.id, request);
     return { user_id: user.id, token, user_settings: loginSettings(user) };

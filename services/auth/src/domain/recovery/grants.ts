@@ -3,13 +3,15 @@ import { digest, randomSecret } from '../registration/digest.js';
 import type { OneTimeValues } from '../ports.js';
 
 /** What a mailed link grants, kept in Redis under the hash of its token until it expires or is used. */
-export type GrantKind = 'reset' | 'one-time-login' | 'revert' | 'authorize-ip';
+export type GrantKind = 'reset' | 'one-time-login' | 'revert' | 'authorize-ip' | 'authorize-ip-phone';
 
 export const GRANT_TTL_MS: Record<GrantKind, number> = {
   reset: 60 * 60_000,
   'one-time-login': 60 * 60_000,
   revert: 2 * 86_400_000,
   'authorize-ip': 60 * 60_000,
+  // As long as a texted code and the phone token it earns can take.
+  'authorize-ip-phone': 25 * 60_000,
 };
 
 /** Tokens of 256 random bits; longer input than any token is refused before hashing. */
@@ -37,6 +39,11 @@ export class Grants {
     const token = randomSecret(32);
     await this.store.put(keyOf(kind, token), JSON.stringify(value), GRANT_TTL_MS[kind]);
     return token;
+  }
+
+  /** A grant under a key of ours rather than a fresh token (a phone number waiting for its code). */
+  async keep<T extends object>(kind: GrantKind, subject: string, value: T): Promise<void> {
+    await this.store.put(keyOf(kind, subject), JSON.stringify(value), GRANT_TTL_MS[kind]);
   }
 
   /** Grants that end together: the tokens, in the order given. */

@@ -24,8 +24,29 @@ function setup() {
     },
   };
   const log = { warn: () => undefined, error: () => undefined } as unknown as ConstructorParameters<typeof LoginLocations>[4];
-  const locations = new LoginLocations(store, new Grants(new MemoryTickets()), mailer, new RecoveryLinks('https://kith.test/'), log);
-  return { locations, known, sent };
+  const texted: string[] = [];
+  const phoneTokens = new Map<string, string>();
+  const phones = {
+    textCode: (phone: string) => {
+      texted.push(phone);
+      return Promise.resolve();
+    },
+    phoneOf: (token: string) => Promise.resolve(phoneTokens.get(token)),
+    take: (token: string) => {
+      const phone = phoneTokens.get(token);
+      phoneTokens.delete(token);
+      return Promise.resolve(phone);
+    },
+  };
+  const locations = new LoginLocations(
+    store,
+    new Grants(new MemoryTickets()),
+    mailer,
+    new RecoveryLinks('https://kith.test/'),
+    log,
+    phones,
+  );
+  return { locations, known, sent, texted, phoneTokens };
 }
 
 const user = { id: '1', username: 'ada', email: 'ada@example.com' } as UserRow;
@@ -57,6 +78,24 @@ describe('LoginLocations', () => {
     await expect(locations.authorize(token)).rejects.toMatchObject({
       body: { errors: { token: { _errors: [{ code: 'TOKEN_INVALID' }] } } },
     });
+  });
+
+  it('when a login by phone comes from a new country, then a text, and a phone token of that number authorizes the country once', async () => {
+    const { locations, known, sent, texted, phoneTokens } = setup();
+    const phoneUser = { ...user, phone: '+14155550100' };
+    await expect(locations.check(phoneUser, '81.2.69.142', '+14155550100')).rejects.toMatchObject({
+      body: { errors: { login: { _errors: [{ code: 'ACCOUNT_LOGIN_VERIFICATION_PHONE' }] } } },
+    });
+    expect(texted).toEqual(['+14155550100']);
+    expect(sent).toEqual([]);
+    phoneTokens.set('elsewhere', '+14155550199');
+    await expect(locations.authorize('elsewhere')).rejects.toMatchObject({ status: 400 });
+    expect(phoneTokens.has('elsewhere')).toBe(true);
+    phoneTokens.set('verified', '+14155550100');
+    await locations.authorize('verified');
+    expect(known.has('1:GB')).toBe(true);
+    phoneTokens.set('again', '+14155550100');
+    await expect(locations.authorize('again')).rejects.toMatchObject({ status: 400 });
   });
 
   it('when the address is local or the account has no email, then no check', async () => {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { ApiError, type Logger } from '@kith/platform';
 import { digest, randomSecret, sameDigest } from './digest.js';
-import type { RateLimiter, RateRule } from './rate-limit.js';
+import { RateLimitedError, type RateLimiter, type RateRule } from './rate-limit.js';
 import type { SmsSender, OneTimeValues } from '../ports.js';
 
 export const CODE_TTL_MS = 10 * 60_000;
@@ -46,6 +46,22 @@ export class PhoneVerificationService {
     await this.limiter.consume(SEND_PER_IP, clientIp || 'unknown');
     await this.limiter.consume(SEND_PER_PHONE, phone);
     if (await this.tickets.get(codeKey(phone))) await this.sendCode(phone);
+  }
+
+  /**
+   * Texts a code for a login from a new place (the login's own limits apply), under the number's
+   * send limit: past it nothing is sent and the code sent before still works. Never throws for the
+   * text, so the login's answer tells nothing of delivery.
+   */
+  async textCode(phone: string): Promise<void> {
+    const allowed = await this.limiter.consume(SEND_PER_PHONE, phone).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof RateLimitedError) return false;
+        throw err;
+      },
+    );
+    if (allowed) await this.sendCode(phone);
   }
 
   /**
