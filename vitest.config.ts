@@ -27,6 +27,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['packages/platform/dist/testing/global-setup.js', 'test/e2e/system.setup.ts'],
+          // Every test file signs its gRPC calls to the system's services with the system's key.
+          setupFiles: ['test/e2e/service-calls.setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 120_000,
         },

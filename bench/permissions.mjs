@@ -23,9 +23,10 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import os from 'node:os';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { Client, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
+import { Client, Metadata, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import pg from 'pg';
+import { SERVICE_TOKEN_METADATA, configureServiceCalls, serviceCalls } from '@kith/platform';
 import { CheckPermissionsRequestSchema, CheckPermissionsResponseSchema } from '@kith/proto/guilds/v1/guilds';
 import { DATABASE_URL, dbPrefix, dbUrl, dropDatabases } from './lib/db.mjs';
 import { fmt, percentile } from './lib/load.mjs';
@@ -70,9 +71,12 @@ async function startGuilds() {
     DB_PREFIX,
     LOG_LEVEL,
     INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
+    SERVICE_TOKEN_KEY: keys.serviceKey,
     // CheckPermissions never calls auth; nothing needs to listen here.
     AUTH_GRPC_ADDR: `127.0.0.1:${await freePort()}`,
   };
+  // The bench calls as a service of the deployment does: every call signed with its key.
+  configureServiceCalls(keys.serviceKey, 'bench');
   const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, 'services/guilds/dist/main.js'], {
     cwd: root,
@@ -171,6 +175,13 @@ async function buildGuild() {
   }
 }
 
+/** The service token every call to a service carries (the health check needs none). */
+function signed() {
+  const metadata = new Metadata();
+  metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${serviceCalls.tokenFor('guilds.v1.GuildsService')}`);
+  return metadata;
+}
+
 /** Generic grpc-js clients for both calls: the same channel options and the same callback path. */
 function clients(address) {
   const Health = makeGenericClientConstructor(healthService, 'Health');
@@ -180,7 +191,7 @@ function clients(address) {
   const deserialize = (b) => fromBinary(CheckPermissionsResponseSchema, b);
   const checkPermissions = (request) =>
     new Promise((resolve, reject) =>
-      guilds.makeUnaryRequest('/guilds.v1.GuildsService/CheckPermissions', serialize, deserialize, request, (err, res) =>
+      guilds.makeUnaryRequest('/guilds.v1.GuildsService/CheckPermissions', serialize, deserialize, request, signed(), (err, res) =>
         err ? reject(err) : resolve(res),
       ),
     );

@@ -2,6 +2,7 @@
 // Makes the secrets every replica of a deployment must share, fresh each time:
 //   - an Ed25519 key pair for the gateway-signed internal identity tokens (every process verifies
 //     with the public key, the gateway signs with the private one);
+//   - an Ed25519 private key every process signs its gRPC calls with and checks others' against;
 //   - auth's MFA elevation key (HMAC of the 5-minute elevation tokens: any replica checks the
 //     tokens any other signed).
 //
@@ -15,11 +16,13 @@ const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const secrets = {
   'internal-token-public.pem': publicKey.export({ type: 'spki', format: 'pem' }),
   'internal-token-private.pem': privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  'service-token.pem': generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
   'mfa-elevation-key': randomBytes(48).toString('base64url'),
 };
 const envNames = {
   'internal-token-public.pem': 'KITH_INTERNAL_TOKEN_PUBLIC_KEY',
   'internal-token-private.pem': 'KITH_INTERNAL_TOKEN_PRIVATE_KEY',
+  'service-token.pem': 'KITH_SERVICE_TOKEN_KEY',
   'mfa-elevation-key': 'KITH_MFA_ELEVATION_KEY',
 };
 

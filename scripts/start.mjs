@@ -17,6 +17,8 @@ if (!env.INTERNAL_TOKEN_PRIVATE_KEY || !env.INTERNAL_TOKEN_PUBLIC_KEY) {
   env.INTERNAL_TOKEN_PUBLIC_KEY = publicKey.export({ type: 'spki', format: 'pem' });
   env.INTERNAL_TOKEN_PRIVATE_KEY = privateKey.export({ type: 'pkcs8', format: 'pem' });
 }
+// And its processes sign their gRPC calls to each other with one key, also made for this run only.
+if (!env.SERVICE_TOKEN_KEY) env.SERVICE_TOKEN_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' });
 
 const list = processes(offset);
 const width = Math.max(...list.map((p) => p.name.length));

@@ -16,7 +16,7 @@ export const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 
  * One autocannon run. Latencies are also kept here at full (sub-millisecond) resolution:
  * autocannon's own histogram rounds to whole milliseconds.
  */
-export async function cannon({ url, headers, duration, connections, refreshHeaders }) {
+export async function cannon({ url, headers, duration, connections, refreshHeaders, setupRequest }) {
   const latencies = [];
   const clients = [];
   const instance = autocannon({
@@ -27,6 +27,8 @@ export async function cannon({ url, headers, duration, connections, refreshHeade
     headers,
     timeout: 10,
     setupClient: (client) => clients.push(client),
+    // Changes each request before it goes (another token per request, say).
+    ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
   });
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(ms);
@@ -70,7 +72,8 @@ export async function measure(scenario, { connections, warmupS, durationS, meter
   const headers = scenario.headers ? await scenario.headers() : {};
   const first = await probe(scenario.url, headers);
   if (!first.ok) return { name: scenario.name, url: scenario.url, broken: true, reason: `probe answered ${first.status}: ${first.body}` };
-  await cannon({ url: scenario.url, headers, duration: warmupS, connections, refreshHeaders: scenario.headers });
+  const { setupRequest } = scenario;
+  await cannon({ url: scenario.url, headers, duration: warmupS, connections, refreshHeaders: scenario.headers, setupRequest });
   const fresh = scenario.headers ? await scenario.headers() : {};
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const before = meter.snapshot();
@@ -80,6 +83,7 @@ export async function measure(scenario, { connections, warmupS, durationS, meter
     duration: durationS,
     connections,
     refreshHeaders: scenario.headers,
+    setupRequest,
   });
   const cpu = meter.delta(before, meter.snapshot(), result.requests.total);
   const non2xx = result.non2xx ?? 0;

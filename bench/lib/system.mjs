@@ -83,12 +83,16 @@ export function saveResults(file, report) {
   writeFileSync(path.join(benchDir, 'results', file), `${JSON.stringify(report, null, 2)}\n`);
 }
 
-/** An Ed25519 key pair for the stack, so the bench can sign internal identities itself. */
+/**
+ * The stack's keys, made here so the bench can act as one of its processes: an Ed25519 pair to
+ * sign internal identities, and the service key gRPC calls are signed with (`serviceKey`).
+ */
 export function makeKeys() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   return {
     publicKey: publicKey.export({ type: 'spki', format: 'pem' }),
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    serviceKey: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
   };
 }
 
@@ -180,8 +184,12 @@ export async function startSystem({ offset, dbPrefix, logLevel, keys, env: extra
     RATE_LIMITS_SCALE: '1000000',
     INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKey,
     INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
+    SERVICE_TOKEN_KEY: keys.serviceKey,
     ...extraEnv,
   };
+  // The bench's own gRPC calls to the services (ValidateToken, seeding) are signed as the stack's are.
+  const { configureServiceCalls } = await import('@kith/platform');
+  configureServiceCalls(keys.serviceKey, 'bench');
   const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = collect(child, 'system |');
   started.system = { child, output, list, pids: [] };

@@ -3,6 +3,7 @@ import {
   IdentitySigner,
   Redis,
   closeHttpServer,
+  configureServiceCalls,
   connectNats,
   createClient,
   createLogger,
@@ -39,6 +40,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig, logger = createLogger('gateway', config.LOG_LEVEL)): Promise<RunningGateway> {
+  configureServiceCalls(config.SERVICE_TOKEN_KEY, 'gateway');
   const signer = await IdentitySigner.fromPem(config.INTERNAL_TOKEN_PRIVATE_KEY, { reuseMs: IDENTITY_REUSE_MS });
   const auth = createClient(AuthService, config.AUTH_GRPC_ADDR, VALIDATE_DEADLINE_MS);
   const tokens = new TokenCache(
@@ -83,7 +85,7 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis error'));
   const limits =
     config.RATE_LIMITING === 'on'
-      ? new EdgeRateLimits(redis, { scale: config.RATE_LIMITS_SCALE, overrides: config.RATE_LIMIT_OVERRIDES }, logger)
+      ? new EdgeRateLimits(redis, { scale: config.RATE_LIMITS_SCALE, overrides: config.RATE_LIMIT_OVERRIDES ?? {} }, logger)
       : undefined;
 
   let draining = false;

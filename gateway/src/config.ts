@@ -26,6 +26,8 @@ export const gatewayConfigSchema = z.object({
   PUBLIC_URL: z.string().optional(),
   /** Signs the identity forwarded with each request (Ed25519, PKCS8 PEM); its public half goes to every other process. */
   INTERNAL_TOKEN_PRIVATE_KEY: z.string().min(1, 'an Ed25519 private key (PKCS8 PEM) is required'),
+  /** Signs the edge's gRPC calls (token checks) as every process of the deployment does. */
+  SERVICE_TOKEN_KEY: configKeys.serviceTokenKey,
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Where the rate limits are counted, shared by every replica of the edge. */
   REDIS_URL: configKeys.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
@@ -37,8 +39,9 @@ export const gatewayConfigSchema = z.object({
   /** JSON: `{"<bucket>": {"limit": n, "windowS": s}}` for buckets of rate-limit.table.ts (`global`, `invalid` too). */
   RATE_LIMIT_OVERRIDES: z
     .string()
-    .default('{}')
+    .optional()
     .transform((text, ctx) => {
+      if (text === undefined) return undefined;
       const parsed = rateLimitOverrides.safeParse(safeJson(text));
       if (parsed.success) return parsed.data;
       ctx.addIssue({ code: 'custom', message: 'must be JSON like {"auth.login": {"limit": 20, "windowS": 60}}' });

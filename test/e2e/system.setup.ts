@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { resolveTestStores, testDbPrefix } from '@kith/platform/testing';
 import { TRUSTED_PROXY } from './addresses.js';
@@ -14,6 +15,8 @@ declare module 'vitest' {
     portOffset: number;
     /** Where tests read the mails and texts the system sent (test/e2e/inbox.ts). */
     inboxUrl: string;
+    /** The system's SERVICE_TOKEN_KEY: tests that call a service's gRPC sign with it (service-calls.setup.ts). */
+    serviceTokenKey: string;
   }
 }
 
@@ -50,10 +53,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { stores, stop: stopStores } = await resolveTestStores();
   // Mail and texts go to real protocol peers on loopback (SMTP, Twilio's API), which tests read.
   const inbox = await startInbox();
+  // Made here, not by the start script, so the tests can call the services' gRPC as a service would.
+  const serviceTokenKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const system = await startSystem({
     portOffset: PORT_OFFSET,
     dbPrefix: DB_PREFIX,
-    env: { ...stores, ...SYSTEM_ENV, ...inbox.env },
+    env: { ...stores, ...SYSTEM_ENV, ...inbox.env, SERVICE_TOKEN_KEY: serviceTokenKey },
   }).catch(async (err: unknown) => {
     await inbox.close();
     await stopStores();
@@ -64,6 +69,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('dbPrefix', DB_PREFIX);
   project.provide('portOffset', PORT_OFFSET);
   project.provide('inboxUrl', inbox.url);
+  project.provide('serviceTokenKey', serviceTokenKey);
   return async () => {
     await system.stop();
     await inbox.close();

@@ -30,19 +30,29 @@ describe('keys required in production', () => {
     }
   };
 
+  // The service key every service schema has is required in production too (marked on its field).
+  const production = { ...minimal, NODE_ENV: 'production', SERVICE_TOKEN_KEY: 'pem' };
+
   it('when NODE_ENV=production and a marked key is unset or empty, then the config is refused naming the key and why', () => {
     const expected = ['SHARED_KEY: required when NODE_ENV=production (replicas must share it)'];
-    expect(problems({ ...minimal, NODE_ENV: 'production' })).toEqual(expected);
-    expect(problems({ ...minimal, NODE_ENV: 'production', SHARED_KEY: '' })).toContain(expected[0]);
+    expect(problems(production)).toEqual(expected);
+    expect(problems({ ...production, SHARED_KEY: '' })).toContain(expected[0]);
   });
 
   it('when NODE_ENV=production and the key is set, or in development without it, then the config loads', () => {
-    expect(problems({ ...minimal, NODE_ENV: 'production', SHARED_KEY: 'k'.repeat(32) })).toEqual([]);
+    expect(problems({ ...production, SHARED_KEY: 'k'.repeat(32) })).toEqual([]);
     expect(parseConfig(guarded, minimal).SHARED_KEY).toBeUndefined();
   });
 
+  it('when a key is marked on its field, then every schema that includes the field requires it in production', () => {
+    expect(problems({ ...minimal, NODE_ENV: 'production', SHARED_KEY: 'k'.repeat(32) })).toEqual([
+      'SERVICE_TOKEN_KEY: required when NODE_ENV=production (every process must sign and accept the same gRPC service tokens)',
+    ]);
+    expect(parseConfig(guarded, minimal).SERVICE_TOKEN_KEY).toBeUndefined();
+  });
+
   it('when other keys are bad too, then every problem is listed together', () => {
-    expect(problems({ ...minimal, NODE_ENV: 'production', HTTP_PORT: 'x' })).toEqual([
+    expect(problems({ ...production, HTTP_PORT: 'x' })).toEqual([
       'SHARED_KEY: required when NODE_ENV=production (replicas must share it)',
       'HTTP_PORT: must be a port number',
     ]);
@@ -76,6 +86,7 @@ describe('parseConfig', () => {
       ...minimal,
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
+      SERVICE_TOKEN_KEY: 'pem',
       DATABASE_URL: 'postgresql://db.internal:5433/admin',
       REDIS_URL: 'rediss://cache.internal:6380',
       DB_PREFIX: 'kith_ci_2',

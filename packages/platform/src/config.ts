@@ -21,9 +21,25 @@ export function requiredInProduction<S extends z.ZodType>(schema: S, keys: Recor
   return schema.meta({ requiredInProduction: keys }) as S;
 }
 
-/** The keys `requiredInProduction` marked on a config schema, with their reasons. */
+/** Marks one config key as required when NODE_ENV=production, wherever a schema includes it. */
+export function neededInProduction<F extends z.ZodType>(field: F, why: string): F {
+  return field.meta({ neededInProduction: why }) as F;
+}
+
+/** The keys `requiredInProduction` marked on a config schema, or `neededInProduction` on its fields, with their reasons. */
 export function productionRequirements(schema: z.ZodType): Record<string, string> {
-  return (schema.meta() as ConfigMeta | undefined)?.requiredInProduction ?? {};
+  const keys: Record<string, string> = {};
+  let shape: Record<string, z.ZodType> = {};
+  try {
+    shape = configShape(schema);
+  } catch {
+    // Not an object schema: only the schema's own marks apply.
+  }
+  for (const [key, field] of Object.entries(shape)) {
+    const why = (field.meta() as { neededInProduction?: string } | undefined)?.neededInProduction;
+    if (why) keys[key] = why;
+  }
+  return { ...keys, ...((schema.meta() as ConfigMeta | undefined)?.requiredInProduction ?? {}) };
 }
 
 /** The fields of a config schema: an object, possibly refined or followed by a transform. */
@@ -83,6 +99,13 @@ const url = (protocols: string[]) =>
     `must be a ${protocols.join(' or ')} URL`,
   );
 
+/**
+ * Signs and checks every gRPC call between processes (Ed25519, PKCS8 PEM; service-calls.ts): every
+ * process of a deployment (services, realtime, gateway) has the same one. Unset, a process makes
+ * one of its own, which no other process accepts.
+ */
+const serviceTokenKey = neededInProduction(z.string().min(1).optional(), 'every process must sign and accept the same gRPC service tokens');
+
 /** Keys shared by every process. */
 export const baseConfig = {
   /** Log lines below this level are dropped. */
@@ -113,6 +136,8 @@ export const serviceConfig = {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** Verifies the identity the gateway signs for each request (Ed25519, SPKI PEM); scripts/gen-secrets.mjs makes the pair. */
   INTERNAL_TOKEN_PUBLIC_KEY: z.string().min(1, 'an Ed25519 public key (SPKI PEM) is required'),
+  /** Signs this process's gRPC calls and checks every call it takes (Ed25519, PKCS8 PEM), the same in every process of a deployment; scripts/gen-secrets.mjs makes it. */
+  SERVICE_TOKEN_KEY: serviceTokenKey,
 };
 
-export const configKeys = { port, url };
+export const configKeys = { port, url, serviceTokenKey };

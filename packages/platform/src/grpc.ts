@@ -1,6 +1,8 @@
 import {
   Metadata,
   Server,
+  ServerInterceptingCall,
+  type ServerInterceptor,
   ServerCredentials,
   credentials,
   makeGenericClientConstructor,
@@ -25,6 +27,7 @@ import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2
 import { HealthImplementation } from 'grpc-health-check';
 import { ApiError, isStoreUnavailable, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
+import { SERVICE_TOKEN_METADATA, serviceCalls } from './service-calls.js';
 
 export { Status as GrpcStatus };
 
@@ -154,6 +157,27 @@ export function addService<S extends DescService>(server: Server, service: S, im
   server.addService(definitionOf(service, 'server'), handlers);
 }
 
+const HEALTH_PATH = '/grpc.health.v1.Health/';
+
+/**
+ * Refuses every call that does not carry a service token (service-calls.ts) for the gRPC service
+ * it calls, before the handler runs. Health checks stay open: probes carry no token.
+ */
+const serviceCallsOnly: ServerInterceptor = (method, call) =>
+  new ServerInterceptingCall(call, {
+    start: (next) =>
+      next({
+        onReceiveMetadata: (metadata, proceed) => {
+          if (method.path.startsWith(HEALTH_PATH)) return proceed(metadata);
+          const header = metadata.get(SERVICE_TOKEN_METADATA)[0];
+          const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : undefined;
+          const audience = method.path.slice(1, method.path.lastIndexOf('/'));
+          if (serviceCalls.verify(token, audience)) return proceed(metadata);
+          call.sendStatus({ code: Status.UNAUTHENTICATED, details: 'a service token is required', metadata: new Metadata() });
+        },
+      }),
+  });
+
 /** Starts a gRPC server with the standard health service; every added service reports SERVING. */
 export async function startGrpcServer(opts: {
   host?: string;
@@ -161,7 +185,7 @@ export async function startGrpcServer(opts: {
   logger?: Logger;
   register: (server: Server) => string[];
 }): Promise<GrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, interceptors: [serviceCallsOnly] });
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   for (const name of opts.register(server)) health.setStatus(name, 'SERVING');
@@ -223,7 +247,9 @@ export function createClient<S extends DescService>(service: S, address: string,
     typed[method.localName] = (request: MessageInitShape<DescMessage>, options?: { deadlineMs?: number }) =>
       new Promise((resolve, reject) => {
         const deadline = new Date(Date.now() + (options?.deadlineMs ?? defaultDeadlineMs));
-        raw(create(method.input, request), new Metadata(), { deadline }, (err: ServiceError | null, response: unknown) =>
+        const metadata = new Metadata();
+        metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${serviceCalls.tokenFor(service.typeName)}`);
+        raw(create(method.input, request), metadata, { deadline }, (err: ServiceError | null, response: unknown) =>
           err ? reject(fromServiceError(err)) : resolve(response),
         );
       });

@@ -16,6 +16,7 @@ export * from './outbox.js';
 export * from './outbox.relay.js';
 export { countPending, type PendingEvent } from './outbox.store.js';
 export * from './service.js';
+export { SERVICE_TOKEN_METADATA, ServiceCallTokens, configureServiceCalls, serviceCalls } from './service-calls.js';
 export * from './users.js';
 export * from './views/plain.js';
 export * from './views/guild.view.js';

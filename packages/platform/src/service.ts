@@ -11,6 +11,7 @@ import type { Closer } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { Outbox } from './outbox.js';
 import { OutboxRelay } from './outbox.relay.js';
+import { configureServiceCalls } from './service-calls.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { connectNats, createRedis } from './stores.js';
 
@@ -26,6 +27,8 @@ export interface ServiceBaseConfig {
   REDIS_PREFIX: string;
   NATS_URL: string;
   INTERNAL_TOKEN_PUBLIC_KEY: string;
+  /** The deployment's gRPC service key (service-calls.ts); unset, one of this process only. */
+  SERVICE_TOKEN_KEY?: string | undefined;
 }
 
 /** What a service's own wiring gets to build its stores and domain from. */
@@ -74,6 +77,8 @@ export async function startService<DB>(opts: {
 }): Promise<RunningService> {
   const { name, config } = opts;
   const logger = opts.logger ?? createLogger(name, config.LOG_LEVEL);
+  // Before any client or server exists: every gRPC call this process makes or takes is signed or checked with it.
+  configureServiceCalls(config.SERVICE_TOKEN_KEY, name);
   const dbName = `${config.DB_PREFIX}_${name}`;
   const db = await openServiceDatabase<DB>({
     adminUrl: config.DATABASE_URL,

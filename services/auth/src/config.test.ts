@@ -15,7 +15,7 @@ function problems(env: Record<string, string>): string[] {
 
 describe('auth configuration in production', () => {
   it('when NODE_ENV=production and the shared key, the SMS mode and the mail server are unset, then auth refuses to start naming all three', () => {
-    expect(problems({ ...base, NODE_ENV: 'production' }).map((p) => p.split(':')[0])).toEqual([
+    expect(problems({ ...base, NODE_ENV: 'production', SERVICE_TOKEN_KEY: 'pem' }).map((p) => p.split(':')[0])).toEqual([
       'MFA_ELEVATION_KEY',
       'SMS_MODE',
       'SMTP_URL',
@@ -23,7 +23,14 @@ describe('auth configuration in production', () => {
   });
 
   it('when NODE_ENV=production and all three are set (texts to the log by choice), then it starts', () => {
-    const env = { ...base, NODE_ENV: 'production', MFA_ELEVATION_KEY: 'k'.repeat(32), SMS_MODE: 'log', SMTP_URL: 'smtp://mailpit:1025' };
+    const env = {
+      ...base,
+      NODE_ENV: 'production',
+      SERVICE_TOKEN_KEY: 'pem',
+      MFA_ELEVATION_KEY: 'k'.repeat(32),
+      SMS_MODE: 'log',
+      SMTP_URL: 'smtp://mailpit:1025',
+    };
     expect(problems(env)).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ import {
   IdentityVerifier,
   closeHttpServer,
   connectNats,
+  configureServiceCalls,
   createClient,
   createLogger,
   createRedis,
@@ -52,6 +53,7 @@ export async function startRealtime(
   config: RealtimeConfig,
   logger = createLogger(SERVICE_NAME, config.LOG_LEVEL),
 ): Promise<RunningRealtime> {
+  configureServiceCalls(config.SERVICE_TOKEN_KEY, SERVICE_NAME);
   const redis = createRedis(config.REDIS_URL, config.REDIS_PREFIX, logger);
   const nats = await connectNats(config.NATS_URL, `${SERVICE_NAME}-${config.REPLICA_ID}`, logger);
   const jsm = await nats.jetstreamManager();

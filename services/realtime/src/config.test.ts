@@ -8,7 +8,7 @@ describe('realtime configuration in production', () => {
   it('when NODE_ENV=production without a replica id or a public socket URL, then realtime refuses to start naming both', () => {
     let problems: string[] = [];
     try {
-      parseConfig(realtimeConfigSchema, { ...base, NODE_ENV: 'production' });
+      parseConfig(realtimeConfigSchema, { ...base, NODE_ENV: 'production', SERVICE_TOKEN_KEY: 'pem' });
     } catch (err) {
       problems = (err as ConfigError).problems;
     }

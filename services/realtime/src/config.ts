@@ -47,6 +47,8 @@ const realtimeConfigFields = z
      */
     EVENTS_ACK_DELAY_MS: ms(100),
     INTERNAL_TOKEN_PUBLIC_KEY: serviceConfig.INTERNAL_TOKEN_PUBLIC_KEY,
+    /** Signs realtime's gRPC calls as every process of the deployment does (Ed25519, PKCS8 PEM). */
+    SERVICE_TOKEN_KEY: serviceConfig.SERVICE_TOKEN_KEY,
   })
   .transform((config) => ({
     ...config,

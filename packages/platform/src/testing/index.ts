@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { IdentitySigner, type Identity } from '../identity.js';
 import { ApiError } from '../errors.js';
+import { configureServiceCalls } from '../service-calls.js';
 import type { ContractUser } from '../users.js';
 
 export { resolveTestStores, type TestStores } from './stores.js';
@@ -13,6 +14,21 @@ export function testKeys(): { publicKey: string; privateKey: string } {
     publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
+}
+
+let serviceKey: string | undefined;
+
+/**
+ * The gRPC service key of this test process (made on first use, and taken by the process): a child
+ * process the test starts (a service replica it will SIGKILL) needs it as SERVICE_TOKEN_KEY to call
+ * this process's services and to take their calls.
+ */
+export function testServiceKey(): string {
+  if (!serviceKey) {
+    serviceKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    configureServiceCalls(serviceKey, 'tests');
+  }
+  return serviceKey;
 }
 
 /** Signs identities the way the gateway does, for calling a service directly in its tests. */

@@ -3,9 +3,12 @@ import { Metadata, credentials, makeGenericClientConstructor, status, type Servi
 import { service as healthService } from 'grpc-health-check';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { unique } from '@kith/platform/testing';
+import { testKeys, unique } from '@kith/platform/testing';
 import { ApiError } from '../../src/errors.js';
 import { UpstreamError, addService, createClient, startGrpcServer, type ServiceImpl } from '../../src/grpc.js';
+import { SERVICE_TOKEN_METADATA, ServiceCallTokens, serviceCalls } from '../../src/service-calls.js';
+
+const testKeysPrivate = () => testKeys().privateKey;
 
 type AuthImpl = ServiceImpl<typeof AuthService>;
 
@@ -187,6 +190,59 @@ describe('gRPC server and client', () => {
       },
     });
     await expect(attempt).rejects.toThrow('auth.v1.AuthService.GetUsers has no implementation');
+  });
+});
+
+/** GetUsers as a bare grpc-js client sends it (an empty request), with the metadata given. */
+function rawGetUsers(address: string, metadata: Metadata): Promise<ServiceError | null> {
+  const passThrough = (b: Buffer) => b;
+  const definition = {
+    getUsers: {
+      path: '/auth.v1.AuthService/GetUsers',
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: passThrough,
+      requestDeserialize: passThrough,
+      responseSerialize: passThrough,
+      responseDeserialize: passThrough,
+    },
+  };
+  const client = new (makeGenericClientConstructor(definition, 'AuthService'))(address, credentials.createInsecure());
+  return new Promise<ServiceError | null>((resolve) =>
+    (client as unknown as { getUsers: Function }).getUsers(
+      Buffer.alloc(0),
+      metadata,
+      { deadline: Date.now() + 2000 },
+      (err: ServiceError | null) => resolve(err),
+    ),
+  ).finally(() => client.close());
+}
+
+describe('gRPC calls between services', () => {
+  it('when a caller sends no service token, a token of another key, or one for another service, then the handler never runs', async () => {
+    let ran = 0;
+    const { address, client } = await serveAuth({ getUsers: async () => (ran++, { users: [] }) });
+    const foreign = new ServiceCallTokens();
+    foreign.configure(testKeysPrivate(), 'intruder');
+    const withToken = (token: string) => {
+      const metadata = new Metadata();
+      metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${token}`);
+      return metadata;
+    };
+
+    for (const metadata of [
+      new Metadata(),
+      withToken('not.a.token'),
+      withToken(foreign.tokenFor('auth.v1.AuthService')),
+      withToken(serviceCalls.tokenFor('guilds.v1.GuildsService')),
+    ])
+      expect((await rawGetUsers(address, metadata))?.code).toBe(status.UNAUTHENTICATED);
+    expect(ran).toBe(0);
+
+    // The platform's own client signs every call with this process's key: answered.
+    await expect(client.getUsers({ userIds: [] })).resolves.toMatchObject({ users: [] });
+    expect((await rawGetUsers(address, withToken(serviceCalls.tokenFor('auth.v1.AuthService'))))?.code).toBeUndefined();
+    expect(ran).toBe(2);
   });
 });
 

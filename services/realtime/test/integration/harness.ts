@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, headers as natsHeaders, type JetStreamClient, type NatsConnection } from 'nats';
 import { EVENTS_STREAM, createClient, type EventEnvelope, type EventInternal } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
-import { unique } from '@kith/platform/testing';
+import { testServiceKey, unique } from '@kith/platform/testing';
 import {
   closedPort,
   login,
@@ -156,6 +156,8 @@ export async function spawnRealtimeProcess(
       NATS_URL: stack.under.stores.NATS_URL,
       AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
       INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
+      // Its calls to this process's auth are signed with this process's key.
+      SERVICE_TOKEN_KEY: testServiceKey(),
       ...env,
     },
     stdio: 'ignore',

@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+// What the edge's rate limits cost, in one run (`node bench/rate-limits.mjs` after a build):
+//   1. starts the whole system as `npm start` does, with the production rate-limit table
+//      (RATE_LIMITS_SCALE=1), and beside its gateway a second gateway process with RATE_LIMITING=off
+//      in front of the same services, on the same stores;
+//   2. registers BENCH_USERS users (through the unlimited gateway: registrations are limited per
+//      address) so that the load stays under every user's global limit of 50 requests/s: each
+//      request of the load goes with the next token, round robin;
+//   3. warms both gateways up, then measures authenticated GET /users/@me through each, alternating
+//      (on, off, on, off) so drift on a shared machine touches both alike; a 429 or any non-2xx
+//      marks a run broken;
+//   4. reports req/s, the ratio on/off (the bar: ≥ 0.90), and the CPU each process spent per
+//      request, into the table below in bench/README.md and bench/results/rate-limits.json.
+// Knobs: BENCH_DURATION (s per run, default 10), BENCH_WARMUP (s, default 2), BENCH_SYSTEM_WARMUP
+// (s per gateway before any run, default 8), BENCH_CONNECTIONS (default 10), BENCH_USERS (default
+// 400), BENCH_PORT_OFFSET (default 3000), BENCH_DB_PREFIX (default kith_bench_rl), BENCH_NO_README=1.
+// Bounded: BENCH_TIMEOUT (s, default 600) stops everything and exits 124.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { cannon, fmt, measure } from './lib/load.mjs';
+import { cpuMeter } from './lib/proc.mjs';
+import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
+import {
+  LOG_LEVEL,
+  collect,
+  log,
+  machineInfo,
+  makeKeys,
+  onCleanup,
+  positive,
+  requireBuilt,
+  root,
+  runMain,
+  saveResults,
+  sleep,
+  startSystem,
+  systemCpuGroups,
+} from './lib/system.mjs';
+import { dbPrefix } from './lib/db.mjs';
+
+const DURATION_S = positive('BENCH_DURATION', 10);
+const WARMUP_S = positive('BENCH_WARMUP', 2);
+const SYSTEM_WARMUP_S = positive('BENCH_SYSTEM_WARMUP', 8);
+const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
+const USERS = Math.round(positive('BENCH_USERS', 400));
+const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 3000));
+const TIMEOUT_S = positive('BENCH_TIMEOUT', 600);
+const DB_PREFIX = dbPrefix('kith_bench_rl');
+const ROUNDS = 2;
+const BAR = 0.9;
+
+/** A second gateway process, as the start script runs one, with the given environment on top. */
+async function startGatewayProcess(system, keys, env) {
+  const entry = system.list.find((p) => p.name === 'gateway');
+  const child = spawn(process.execPath, ['--enable-source-maps', '--import', '@kith/platform/telemetry', 'dist/main.js'], {
+    cwd: path.join(root, entry.dir),
+    env: {
+      ...process.env,
+      ...entry.env,
+      LOG_LEVEL,
+      INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKey,
+      INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKey,
+      SERVICE_TOKEN_KEY: keys.serviceKey,
+      KITH_PROCESS_NAME: 'gateway-off',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = collect(child, 'gateway-off |');
+  onCleanup(async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  });
+  const base = `http://127.0.0.1:${env.PORT}`;
+  for (let i = 0; i < 150; i++) {
+    if (child.exitCode !== null) throw new Error(`the second gateway exited:\n${output.tail()}`);
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return { child, base: `${base}/api/v9` };
+    await sleep(200);
+  }
+  throw new Error(`the second gateway was not ready in 30 s:\n${output.tail()}`);
+}
+
+async function registerUsers(baseUrl, count) {
+  const tokens = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      const suffix = randomBytes(6).toString('hex');
+      const res = await fetch(`${baseUrl}/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          username: `rl_${suffix}`,
+          email: `rl_${suffix}@example.com`,
+          password: `bench password ${suffix}`,
+          date_of_birth: '1990-05-17',
+          consent: true,
+        }),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(body)}`);
+      tokens.push(body.token);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return tokens;
+}
+
+function render(report) {
+  const { on, off } = report.summary;
+  const lines = [];
+  lines.push(
+    `Measured ${report.date} on ${report.machine.cpus}× ${report.machine.cpuModel} (\`nproc\` ${report.machine.nproc}), Node ${report.machine.node}; ` +
+      `load average at start ${report.machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' / ')}. autocannon ${report.settings.connections} connections, ` +
+      `${report.settings.users} tokens in turn (each under its global limit), ${report.settings.warmupSeconds} s warm-up + ${report.settings.durationSeconds} s per run, ` +
+      `runs alternating, \`LOG_LEVEL=${report.settings.logLevel}\`.`,
+  );
+  lines.push('');
+  lines.push('| run | gateway | req/s | p50 ms | p99 ms | non-2xx / errors |');
+  lines.push('|---|---|---:|---:|---:|---:|');
+  report.runs.forEach((r, i) => {
+    lines.push(
+      `| ${i + 1} | ${r.limits ? 'rate limits on' : 'rate limits off'}${r.broken ? ' **BROKEN**' : ''} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.non2xx} / ${r.errors + r.timeouts} |`,
+    );
+  });
+  lines.push('');
+  lines.push(`- ${report.check.pass ? '✅' : '❌'} ${report.check.label}: ${report.check.detail}`);
+  lines.push('');
+  lines.push(
+    'CPU time per request (µs, from `/proc/<pid>/stat`), averaged over the runs of each kind; "gateway" is the process that served the run.',
+  );
+  lines.push('');
+  const cols = ['load generator (bench)', 'gateway', 'auth', 'redis-server', 'postgres', 'nats-server'];
+  lines.push(`| rate limits | ${cols.join(' | ')} | machine busy (cores) |`);
+  lines.push(`|---|${cols.map(() => '---:').join('|')}|---:|`);
+  for (const [label, s] of [
+    ['on', on],
+    ['off', off],
+  ])
+    lines.push(`| ${label} | ${cols.map((c) => fmt(s.cpu[c], 0)).join(' | ')} | ${fmt(s.busy)} |`);
+  return lines.join('\n');
+}
+
+function summarise(runs, limits) {
+  const mine = runs.filter((r) => r.limits === limits);
+  const avg = (f) => mine.reduce((a, r) => a + f(r), 0) / mine.length;
+  const cpuOf = (r, label) => {
+    const own = limits ? 'gateway' : 'gateway-off';
+    return r.cpu.microsPerRequest[label === 'gateway' ? own : label] ?? NaN;
+  };
+  const labels = ['load generator (bench)', 'gateway', 'auth', 'redis-server', 'postgres', 'nats-server'];
+  return {
+    rps: avg((r) => r.rps),
+    busy: avg((r) => r.cpu.machineBusyCores),
+    cpu: Object.fromEntries(labels.map((l) => [l, avg((r) => cpuOf(r, l))])),
+  };
+}
+
+async function main() {
+  requireBuilt(['packages/platform/dist/index.js', 'gateway/dist/main.js', 'services/auth/dist/main.js']);
+  const loadavgAtStart = os.loadavg();
+  const keys = makeKeys();
+  log(`starting the system with the production rate limits (port offset ${OFFSET}, DB_PREFIX=${DB_PREFIX})…`);
+  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env: { RATE_LIMITS_SCALE: '1' } });
+  const gatewayPort = Number(system.list.find((p) => p.name === 'gateway').env.PORT);
+  const off = await startGatewayProcess(system, keys, { PORT: String(gatewayPort + 10), RATE_LIMITING: 'off' });
+  log(`gateway with limits: ${system.baseUrl}; without: ${off.base}`);
+
+  log(`registering ${USERS} users…`);
+  const tokens = await registerUsers(off.base, USERS);
+  let turn = 0;
+  const setupRequest = (req) => ({ ...req, headers: { ...req.headers, authorization: tokens[turn++ % tokens.length] } });
+  const scenario = (limits) => ({
+    name: `GET /users/@me, rate limits ${limits ? 'on' : 'off'}`,
+    url: `${limits ? system.baseUrl : off.base}/users/@me`,
+    headers: async () => ({ authorization: tokens[0] }),
+    setupRequest,
+    limits,
+  });
+  const meter = cpuMeter(() => systemCpuGroups(system, { 'gateway-off': [off.child.pid] }));
+
+  for (const limits of [true, false]) {
+    const s = scenario(limits);
+    log(`warming up: ${s.name} (${SYSTEM_WARMUP_S} s)`);
+    await cannon({ url: s.url, headers: await s.headers(), duration: SYSTEM_WARMUP_S, connections: CONNECTIONS, setupRequest });
+  }
+  const runs = [];
+  for (let round = 0; round < ROUNDS; round++)
+    for (const limits of [true, false]) {
+      const r = await measure(scenario(limits), { connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, meter });
+      runs.push({ ...r, limits });
+    }
+
+  const summary = { on: summarise(runs, true), off: summarise(runs, false) };
+  const ratio = summary.on.rps / summary.off.rps;
+  const broken = runs.filter((r) => r.broken);
+  const check = {
+    label: `authenticated GET /users/@me with rate limits on ≥ ${BAR.toFixed(2)} × off`,
+    pass: broken.length === 0 && ratio >= BAR,
+    ratio,
+    detail: broken.length
+      ? `not measured: ${broken.length} run(s) broke`
+      : `${ratio.toFixed(3)}× (${summary.on.rps.toFixed(0)} vs ${summary.off.rps.toFixed(0)} req/s); gateway CPU ${fmt(summary.on.cpu.gateway, 0)} vs ${fmt(summary.off.cpu.gateway, 0)} µs/request, redis-server ${fmt(summary.on.cpu['redis-server'], 0)} vs ${fmt(summary.off.cpu['redis-server'], 0)}`,
+  };
+  const report = {
+    date: new Date().toISOString(),
+    machine: machineInfo(loadavgAtStart),
+    settings: { durationSeconds: DURATION_S, warmupSeconds: WARMUP_S, connections: CONNECTIONS, users: USERS, logLevel: LOG_LEVEL },
+    runs,
+    summary,
+    check,
+  };
+  const table = render(report);
+  process.stdout.write(`\n${table}\n\n`);
+  saveResults('rate-limits.json', report);
+  writeReadmeSection('rate-limits', 'What the rate limits cost', table);
+  log(`wrote bench/results/rate-limits.json${readmeOff ? '' : ' and bench/README.md'}`);
+  return check.pass ? 0 : 1;
+}
+
+await runMain(main, { timeoutS: TIMEOUT_S });
