@@ -16,6 +16,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   // suggestions, requests) and already asks auth for users and guilds for mutual guilds.
   [/^\/users\/\d+(\/profile)?\/?$/, 'social'],
   [/^\/users\/@me\/billing(\/|$)/, 'billing'],
+  [/^\/store(\/|$)/, 'billing'],
   [/^\/users\/@me\/invites(\/|$)/, 'invites'],
   [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|email(\/.*)?))?\/?$/, 'auth'],
   [/^\/(auth|mfa|unique-username|phone-verifications)(\/|$)/, 'auth'],
@@ -24,6 +25,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/(guilds|channels)\/\d+\/invites(\/|$)/, 'invites'],
   [/^\/(guilds|channels)\/\d+\/integrations(\/|$)/, 'integrations'],
   [/^\/guilds\/\d+\/migrate-command-scope\/?$/, 'integrations'],
+  [/^\/guilds\/\d+\/premium(\/|$)/, 'billing'],
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
