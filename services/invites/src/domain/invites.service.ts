@@ -3,7 +3,7 @@ import { inviteErrors } from './invite.errors.js';
 import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
 import { has, InviteFlag, InviteType, Permission, TargetType, type InviteRecord } from './invite.types.js';
-import type { GuildDirectory, InviteStore } from './ports.js';
+import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
 
 export interface GetInviteOptions {
   withCounts: boolean;
@@ -20,6 +20,7 @@ export class InvitesService {
     private readonly store: InviteStore,
     private readonly guilds: GuildDirectory,
     private readonly render: InviteRenderer,
+    private readonly social: Pick<SocialDirectory, 'blocks'>,
   ) {}
 
   async live(code: string): Promise<InviteRecord> {
@@ -28,9 +29,15 @@ export class InvitesService {
     return invite;
   }
 
-  /** Get Invite: anyone may read a live invite; the first read marks it viewed. */
-  async get(code: string, options: GetInviteOptions): Promise<Record<string, unknown>> {
+  /**
+   * Get Invite: anyone may read a live invite, signed in or not (`viewerId` null), but a friend
+   * invite is hidden from those its inviter blocks. The first read marks it viewed.
+   */
+  async get(code: string, options: GetInviteOptions, viewerId: string | null = null): Promise<Record<string, unknown>> {
     const invite = await this.live(code);
+    if (invite.type === InviteType.FRIEND && viewerId !== null && viewerId !== invite.inviter_id) {
+      if (await this.social.blocks(invite.inviter_id, viewerId)) throw inviteErrors.unknownInvite();
+    }
     if (!(invite.flags & InviteFlag.IS_VIEWED)) {
       await this.store.markViewed(code);
       invite.flags |= InviteFlag.IS_VIEWED;
