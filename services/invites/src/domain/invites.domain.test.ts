@@ -45,13 +45,13 @@ describe('creating invites', () => {
     expect(store.events).toEqual([expect.objectContaining({ name: 'INVITE_CREATE', audience: { users: ['1'] } })]);
   });
 
-  it('when a member lacks CREATE_INSTANT_INVITE, the bypass flag lacks KICK_MEMBERS, or a stranger asks, then 50013 and 10003', async () => {
+  it('when a member lacks CREATE_INSTANT_INVITE, the bypass flag lacks KICK_MEMBERS, a stranger asks or the channel is unknown, then 50013, 50001 and 10003', async () => {
     guilds.members.get('10')!.add('2');
     guilds.perms.set('2', Permission.VIEW_CHANNEL);
     expect(await codeOf(creator.create('2', '20', {}))).toBe(50013);
     guilds.perms.set('2', VIEW_AND_INVITE);
     expect(await codeOf(creator.create('2', '20', { flags: 8 }))).toBe(50013);
-    expect(await codeOf(creator.create('3', '20', {}))).toBe(10003);
+    expect(await codeOf(creator.create('3', '20', {}))).toBe(50001);
     expect(await codeOf(creator.create('2', '99', {}))).toBe(10003);
   });
 
@@ -76,7 +76,7 @@ describe('creating invites', () => {
     expect(store.events).toEqual([]);
     expect(await codeOf(creator.create('1', '30', { max_age: 0 }))).toBe(50035);
     expect(await codeOf(creator.create('1', '30', { max_age: 604801 }))).toBe(50035);
-    expect(await codeOf(creator.create('3', '30', {}))).toBe(10003);
+    expect(await codeOf(creator.create('3', '30', {}))).toBe(50001);
   });
 });
 

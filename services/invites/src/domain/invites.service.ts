@@ -86,7 +86,7 @@ export class InvitesService {
   /** Get Guild Invites: MANAGE_GUILD or VIEW_AUDIT_LOG; the metadata only with MANAGE_GUILD. */
   async listGuild(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
     const { member, permissions } = await this.guilds.permissions(userId, guildId);
-    if (!member) throw ApiError.of('UNKNOWN_GUILD');
+    if (!member) throw ApiError.of((await this.guilds.guild(guildId)) ? 'MISSING_ACCESS' : 'UNKNOWN_GUILD');
     const manage = has(permissions, Permission.MANAGE_GUILD);
     if (!manage && !has(permissions, Permission.VIEW_AUDIT_LOG)) throw ApiError.of('MISSING_PERMISSIONS');
     const invites = (await this.store.listByGuild(guildId)).filter(listable);
@@ -98,11 +98,11 @@ export class InvitesService {
     const channel = await this.guilds.channel(channelId);
     if (!channel) throw ApiError.of('UNKNOWN_CHANNEL');
     if (channel.guildId === '') {
-      if (!channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (!channel.recipientIds.includes(userId)) throw ApiError.of('MISSING_ACCESS');
       if (channel.type !== 3) throw inviteErrors.wrongChannelType();
     } else {
       const { member, permissions } = await this.guilds.permissions(userId, channel.guildId, channelId);
-      if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('MISSING_ACCESS');
       if (!has(permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
     }
     const invites = (await this.store.listByChannel(channelId)).filter(listable);
