@@ -12,7 +12,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
     {
       name: 'auth',
       dir: 'services/auth',
-      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
+      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051), INVITES_GRPC_ADDR: `${host}:${port(50053)}` },
       readyUrl: `http://${host}:${port(8101)}/readyz`,
     },
     {

@@ -3,7 +3,7 @@ import { errorOfCode, inviteErrors } from './invite.errors.js';
 import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
 import { InviteFlag, InviteType, Permission, type InviteRecord } from './invite.types.js';
-import type { GuildDirectory, InviteStore } from './ports.js';
+import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
 
 export interface AcceptInput {
   /** The gateway session a guest invite's access is bound to. */
@@ -15,11 +15,6 @@ export interface Accepted {
   newMember: boolean;
 }
 
-/** A friend invite's acceptance (the friendship itself lives in social). */
-export interface FriendAcceptor {
-  accept(invite: InviteRecord, userId: string): Promise<void>;
-}
-
 /**
  * Accept Invite. A use is reserved before the join and given back when the join does not happen
  * (refused, or already a member): with max_uses k, at most k joins ever count, however many race.
@@ -29,7 +24,7 @@ export class InviteAcceptor {
     private readonly store: InviteStore,
     private readonly guilds: GuildDirectory,
     private readonly render: InviteRenderer,
-    private readonly friends: FriendAcceptor,
+    private readonly social: Pick<SocialDirectory, 'befriend'>,
   ) {}
 
   async accept(userId: string, code: string, input: AcceptInput): Promise<Record<string, unknown>> {
@@ -71,8 +66,7 @@ export class InviteAcceptor {
       return 'alreadyRecipient' in answer && answer.alreadyRecipient ? 'already' : 'joined';
     }
     if (invite.type === InviteType.FRIEND) {
-      await this.friends.accept(invite, userId);
-      return 'joined';
+      return (await this.social.befriend(userId, invite.inviter_id)) ? 'joined' : 'already';
     }
     const answer = await this.guilds.addMember(invite.guild_id!, userId, {
       roleIds: invite.role_ids,

@@ -63,11 +63,9 @@ export class InviteCreator {
 
   /** Group DMs take only max_age (1–604800); their invites are never limited in uses. */
   private groupDmInvite(userId: string, channel: ChannelData, input: CreateInviteInput): NewInvite {
-    if (channel.type !== ChannelType.GROUP_DM) {
-      if (!channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
-      throw inviteErrors.wrongChannelType();
-    }
-    if (!channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
+    // A channel that exists but is not the caller's is 50001, as guilds answers it.
+    if (!channel.recipientIds.includes(userId)) throw ApiError.of('MISSING_ACCESS');
+    if (channel.type !== ChannelType.GROUP_DM) throw inviteErrors.wrongChannelType();
     const maxAge = input.max_age ?? DEFAULT_MAX_AGE;
     if (maxAge < 1) throw inviteErrors.field('max_age', 'NUMBER_TYPE_MIN', 'int value should be greater than or equal to 1.');
     if (maxAge > GROUP_DM_MAX_AGE)
@@ -91,7 +89,7 @@ export class InviteCreator {
   private async guildInvite(userId: string, channel: ChannelData, input: CreateInviteInput): Promise<NewInvite> {
     const guildId = channel.guildId;
     const { member, permissions } = await this.guilds.permissions(userId, guildId, channel.id);
-    if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('MISSING_ACCESS');
     if (!INVITABLE_GUILD_CHANNELS.has(channel.type)) throw inviteErrors.wrongChannelType();
     if (!has(permissions, Permission.CREATE_INSTANT_INVITE)) throw ApiError.of('MISSING_PERMISSIONS');
     const flags = input.flags ?? 0;

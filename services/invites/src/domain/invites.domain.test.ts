@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '@kith/platform';
-import { FakeGuilds, FakeUsers, MemoryInviteStore } from '../../test/fakes/world.js';
+import { FakeGuilds, FakeSocial, FakeUsers, MemoryInviteStore } from '../../test/fakes/world.js';
+import { FriendInvitesService } from './friend-invites.service.js';
 import { InviteAcceptor } from './invite.accept.js';
 import { InviteCreator } from './invite.create.js';
 import { InviteRenderer } from './invite.renderer.js';
@@ -16,16 +17,20 @@ let creator: InviteCreator;
 let acceptor: InviteAcceptor;
 let invites: InvitesService;
 let embedded: Set<string>;
+let social: FakeSocial;
+let friends: FriendInvitesService;
 
 beforeEach(() => {
   store = new MemoryInviteStore();
   guilds = new FakeGuilds();
   embedded = new Set();
+  social = new FakeSocial();
   const users = new FakeUsers();
   const render = new InviteRenderer(guilds, users);
   creator = new InviteCreator(store, guilds, users, { isEmbedded: async (id) => embedded.has(id) });
-  acceptor = new InviteAcceptor(store, guilds, render, { accept: async () => undefined });
-  invites = new InvitesService(store, guilds, render);
+  acceptor = new InviteAcceptor(store, guilds, render, social);
+  invites = new InvitesService(store, guilds, render, social);
+  friends = new FriendInvitesService(store, social, guilds, render);
   guilds.addGuild('10', '20', '1');
   guilds.perms.set('1', ALL);
 });
@@ -40,13 +45,13 @@ describe('creating invites', () => {
     expect(store.events).toEqual([expect.objectContaining({ name: 'INVITE_CREATE', audience: { users: ['1'] } })]);
   });
 
-  it('when a member lacks CREATE_INSTANT_INVITE, the bypass flag lacks KICK_MEMBERS, or a stranger asks, then 50013 and 10003', async () => {
+  it('when a member lacks CREATE_INSTANT_INVITE, the bypass flag lacks KICK_MEMBERS, a stranger asks or the channel is unknown, then 50013, 50001 and 10003', async () => {
     guilds.members.get('10')!.add('2');
     guilds.perms.set('2', Permission.VIEW_CHANNEL);
     expect(await codeOf(creator.create('2', '20', {}))).toBe(50013);
     guilds.perms.set('2', VIEW_AND_INVITE);
     expect(await codeOf(creator.create('2', '20', { flags: 8 }))).toBe(50013);
-    expect(await codeOf(creator.create('3', '20', {}))).toBe(10003);
+    expect(await codeOf(creator.create('3', '20', {}))).toBe(50001);
     expect(await codeOf(creator.create('2', '99', {}))).toBe(10003);
   });
 
@@ -71,7 +76,7 @@ describe('creating invites', () => {
     expect(store.events).toEqual([]);
     expect(await codeOf(creator.create('1', '30', { max_age: 0 }))).toBe(50035);
     expect(await codeOf(creator.create('1', '30', { max_age: 604801 }))).toBe(50035);
-    expect(await codeOf(creator.create('3', '30', {}))).toBe(10003);
+    expect(await codeOf(creator.create('3', '30', {}))).toBe(50001);
   });
 });
 
@@ -133,5 +138,45 @@ describe('deleting and listing', () => {
     expect(list[0]).not.toHaveProperty('uses');
     expect((await invites.listGuild('1', '10'))[0]).toHaveProperty('uses', 0);
     expect(await codeOf(invites.delete('1', hidden.code))).toBe(50013);
+  });
+});
+
+describe('friend invites', () => {
+  it('when a friend invite is made, then it lasts a week for five uses; a taken or malformed code is 50020', async () => {
+    const made = await friends.create('1', 'Friendly1');
+    expect(made).toMatchObject({ type: 2, code: 'Friendly1', channel: null, max_age: 604800, max_uses: 5, uses: 0 });
+    expect(made).not.toHaveProperty('guild_id');
+    expect(await codeOf(friends.create('2', 'Friendly1'))).toBe(50020);
+    expect(await codeOf(friends.create('2', 'bad code!'))).toBe(50020);
+    expect((await friends.list('1')).map((i) => i.code)).toEqual(['Friendly1']);
+  });
+
+  it('when a friend invite is accepted, then social befriends them; already friends counts no use; blocked is hidden', async () => {
+    await friends.create('1', 'Friendly2');
+    expect((await acceptor.accept('2', 'Friendly2', {})).new_member).toBe(true);
+    expect(social.friends.has('1:2')).toBe(true);
+    expect((await acceptor.accept('2', 'Friendly2', {})).new_member).toBe(false);
+    expect(store.rows.get('Friendly2')!.uses).toBe(1);
+    expect(await codeOf(acceptor.accept('1', 'Friendly2', {}))).toBe(80003);
+    social.blocked.add('1:3');
+    expect(await codeOf(invites.get('Friendly2', { withCounts: false, withPermissions: false }, '3'))).toBe(10006);
+    expect((await invites.get('Friendly2', { withCounts: false, withPermissions: false }, null)).code).toBe('Friendly2');
+  });
+
+  it('when all friend invites are revoked, then they come back and are gone', async () => {
+    await friends.create('1', 'Friendly3');
+    await friends.create('1', 'Friendly4');
+    expect((await friends.revokeAll('1')).map((i) => i.code).sort()).toEqual(['Friendly3', 'Friendly4']);
+    expect(await friends.list('1')).toEqual([]);
+    expect(await codeOf(friends.create('1', 'Friendly3'))).toBe(50020);
+  });
+
+  it('when friend members are asked, then only friends in the invite guild come back, and none for other invites', async () => {
+    const { invite } = await creator.create('1', '20', {});
+    guilds.members.get('10')!.add('5');
+    social.friends.add('4:5').add('4:6');
+    expect(await friends.friendMembers('4', invite)).toEqual(['5']);
+    await friends.create('1', 'Friendly5');
+    expect(await friends.friendMembers('4', (await store.get('Friendly5'))!)).toEqual([]);
   });
 });

@@ -1,15 +1,25 @@
 import express, { type Express, type Request } from 'express';
-import { parse, userIdOf } from '@kith/platform';
+import { identityOf, parse, userIdOf } from '@kith/platform';
+import type { FriendInvitesService } from '../domain/friend-invites.service.js';
 import type { InviteAcceptor } from '../domain/invite.accept.js';
 import { isInviteCode } from '../domain/invite.codes.js';
 import type { InviteCreator } from '../domain/invite.create.js';
 import { inviteErrors } from '../domain/invite.errors.js';
 import type { InviteRenderer } from '../domain/invite.renderer.js';
 import type { InvitesService } from '../domain/invites.service.js';
-import { acceptInviteBody, channelParams, createInviteBody, fromForm, getInviteQuery, guildParams } from './invites.schemas.js';
+import {
+  acceptInviteBody,
+  channelParams,
+  createInviteBody,
+  createUserInviteBody,
+  fromForm,
+  getInviteQuery,
+  guildParams,
+} from './invites.schemas.js';
 
 export interface InviteRoutesDeps {
   invites: InvitesService;
+  friends: FriendInvitesService;
   creator: InviteCreator;
   acceptor: InviteAcceptor;
   render: InviteRenderer;
@@ -29,12 +39,33 @@ function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?
 
 const formBody = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 });
 
-export function inviteRoutes(app: Express, { invites, creator, acceptor, render }: InviteRoutesDeps): void {
+export function inviteRoutes(app: Express, { invites, friends, creator, acceptor, render }: InviteRoutesDeps): void {
   // Anonymous callers may read an invite, as on the platform.
   app.get('/invites/:code', async (req, res) => {
     const code = codeOf(req);
     const query = parse(getInviteQuery, req.query);
-    res.json(await invites.get(code, { withCounts: query.with_counts, withPermissions: query.with_permissions }));
+    const options = { withCounts: query.with_counts, withPermissions: query.with_permissions };
+    res.json(await invites.get(code, options, identityOf(res).userId ?? null));
+  });
+
+  app.get('/invites/:code/friend-members', async (req, res) => {
+    const userId = userIdOf(res);
+    const invite = await invites.live(codeOf(req));
+    res.json({ friend_member_ids: await friends.friendMembers(userId, invite) });
+  });
+
+  app.get('/users/@me/invites', async (_req, res) => {
+    res.json(await friends.list(userIdOf(res)));
+  });
+
+  app.post('/users/@me/invites', async (req, res) => {
+    const userId = userIdOf(res);
+    const body = parse(createUserInviteBody, req.body);
+    res.json(await friends.create(userId, body?.code ?? undefined));
+  });
+
+  app.delete('/users/@me/invites', async (_req, res) => {
+    res.json(await friends.revokeAll(userIdOf(res)));
   });
 
   app.post('/invites/:code', async (req, res) => {

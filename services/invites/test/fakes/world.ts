@@ -1,4 +1,4 @@
-import type { ChannelData, ContractUser, DomainEvent, GuildData, MemberData } from '@kith/platform';
+import { ApiError, type ChannelData, type ContractUser, type DomainEvent, type GuildData, type MemberData } from '@kith/platform';
 import { newInviteCode } from '../../src/domain/invite.codes.js';
 import type { InviteRecord, NewInvite } from '../../src/domain/invite.types.js';
 import type {
@@ -9,6 +9,7 @@ import type {
   GuildDirectory,
   InviteStore,
   PermissionAnswer,
+  SocialDirectory,
   UserDirectory,
 } from '../../src/domain/ports.js';
 
@@ -187,5 +188,24 @@ export class FakeGuilds implements GuildDirectory {
     this.guilds.set(g, { id: g, name: 'G', ownerId: owner, roles: [], features: [], approximateMemberCount: 1 } as unknown as GuildData);
     this.channels.set(c, { id: c, type, guildId: g, name: 'general', recipientIds: [], recipients: [] } as unknown as ChannelData);
     this.members.set(g, new Set([owner]));
+  }
+}
+
+/** Friendships and blocks as `a:b` pairs (a friendship is stored once per direction it was made). */
+export class FakeSocial implements SocialDirectory {
+  readonly friends = new Set<string>();
+  readonly blocked = new Set<string>();
+  async befriend(userId: string, inviterId: string): Promise<boolean> {
+    if (this.blocked.has(`${userId}:${inviterId}`) || this.blocked.has(`${inviterId}:${userId}`))
+      throw ApiError.of('FRIEND_REQUEST_BLOCKED');
+    if (this.friends.has(`${inviterId}:${userId}`)) return false;
+    this.friends.add(`${inviterId}:${userId}`);
+    return true;
+  }
+  async blocks(userId: string, otherId: string): Promise<boolean> {
+    return this.blocked.has(`${userId}:${otherId}`);
+  }
+  async friendIds(userId: string): Promise<string[]> {
+    return [...this.friends].filter((p) => p.startsWith(`${userId}:`)).map((p) => p.split(':')[1]!);
   }
 }
