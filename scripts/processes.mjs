@@ -69,7 +69,8 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
         // A development stack's tokens are sealed with a key of its own (a deployment sets one from
         // its secrets): stable across restarts of the stack, so the tokens it showed stay readable.
-        WEBHOOK_TOKEN_KEY: process.env.WEBHOOK_TOKEN_KEY ?? createHash('sha256').update(`kith-development-webhooks:${dbPrefix}`).digest('base64'),
+        WEBHOOK_TOKEN_KEY:
+          process.env.WEBHOOK_TOKEN_KEY ?? createHash('sha256').update(`kith-development-webhooks:${dbPrefix}`).digest('base64'),
         PUBLIC_API_URL: `http://${host}:${port(8080)}/api`,
       },
       readyUrl: `http://${host}:${port(8107)}/readyz`,
