@@ -67,7 +67,11 @@ export const ERRORS = {
   DISCRIMINATOR_REQUIRED: { code: 80008, status: 400, message: 'A discriminator is required.' },
   NO_COMMON_APPLICATION: { code: 80009, status: 400, message: 'Users have no common application authorization.' },
   FORUM_THREAD_REQUIRED: { code: 220001, status: 400, message: 'Webhooks posted to forum channels must have a thread_name or thread_id' },
-  FORUM_THREAD_CONFLICT: { code: 220002, status: 400, message: 'Webhooks posted to forum channels cannot have both a thread_name and thread_id' },
+  FORUM_THREAD_CONFLICT: {
+    code: 220002,
+    status: 400,
+    message: 'Webhooks posted to forum channels cannot have both a thread_name and thread_id',
+  },
   THREAD_NAME_OUTSIDE_FORUM: { code: 220003, status: 400, message: 'Webhooks can only create threads in forum channels' },
   SERVICE_IN_FORUM: { code: 220004, status: 400, message: 'Webhook services cannot be used in forum channels' },
 } as const satisfies Record<string, CatalogueEntry & { code: number }>;

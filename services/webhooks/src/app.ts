@@ -43,7 +43,8 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
       const messages = new MessagesService({ store: new PgMessageStore(db, outbox), guilds, users, ids });
       const deletes = new GuildDeletes(
         nats,
-        config.EVENTS_CONSUMER,
+        // One set of consumers per database: the webhooks a deletion removes are that database's.
+        `${config.DB_PREFIX}_webhooks`,
         (removal) => ('channelId' in removal ? webhooks.channelDeleted(removal.channelId) : webhooks.guildDeleted(removal.guildId)),
         log,
       );

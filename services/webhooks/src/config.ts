@@ -18,8 +18,6 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_TOKEN_KEY: tokenKey,
   /** The API base clients reach, for a webhook's `url` (`<base>/webhooks/<id>/<token>`). */
   PUBLIC_API_URL: configKeys.url(['http:', 'https:']).default('http://127.0.0.1:8080/api'),
-  /** Who guilds' CHANNEL_DELETE and GUILD_DELETE events are read as (a durable JetStream consumer per name). */
-  EVENTS_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]+$/).default('webhooks'),
 });
 
 export type WebhooksConfig = z.output<typeof webhooksConfigSchema>;

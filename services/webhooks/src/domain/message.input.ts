@@ -47,7 +47,10 @@ export type AttachmentRef = z.output<typeof attachmentRefSchema>;
 const pollMediaSchema = z.object({ text: text(300).nullish(), emoji: z.looseObject({}).nullish() });
 const pollSchema = z.object({
   question: z.object({ text: lengthString(1, 300) }),
-  answers: z.array(z.object({ poll_media: pollMediaSchema })).min(1).max(10),
+  answers: z
+    .array(z.object({ poll_media: pollMediaSchema }))
+    .min(1)
+    .max(10),
   duration: z.number().int().min(1).max(768).nullish(),
   allow_multiselect: z.boolean().nullish(),
   layout_type: z.literal(1).nullish(),

@@ -117,7 +117,12 @@ export class MessagesService {
         throw ApiError.form({ attachments: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_FILES} or fewer in length.` } });
       updated.attachments = [...keep, ...added];
     }
-    const empty = !updated.content && updated.embeds.length === 0 && updated.attachments.length === 0 && !updated.poll && updated.components.length === 0;
+    const empty =
+      !updated.content &&
+      updated.embeds.length === 0 &&
+      updated.attachments.length === 0 &&
+      !updated.poll &&
+      updated.components.length === 0;
     if (empty) throw ApiError.of('EMPTY_MESSAGE');
     const view = renderMessage(updated);
     await this.deps.store.update(updated, [await this.event('MESSAGE_UPDATE', updated, view)]);
@@ -153,7 +158,9 @@ export class MessagesService {
       const thread = await this.deps.guilds.channel(threadId);
       if (!thread || !THREAD_TYPES.has(thread.type) || thread.parentId !== channel.id) throw ApiError.of('UNKNOWN_CHANNEL');
       if (thread.archived && thread.locked) throw ApiError.of('THREAD_ARCHIVED');
-      return thread.archived ? { channelId: thread.id, unarchive: () => this.deps.guilds.unarchiveThread(thread.id) } : { channelId: thread.id };
+      return thread.archived
+        ? { channelId: thread.id, unarchive: () => this.deps.guilds.unarchiveThread(thread.id) }
+        : { channelId: thread.id };
     }
     if (input.thread_name != null) {
       if (!threadOnly) throw ApiError.of('THREAD_NAME_OUTSIDE_FORUM');
@@ -163,7 +170,13 @@ export class MessagesService {
         channelId: '',
         create: async (m) => {
           m.channelId = m.id;
-          await this.deps.guilds.createForumThread({ channelId: channel.id, threadId: m.id, name: input.thread_name!, appliedTags: tags, ownerId: webhook.id });
+          await this.deps.guilds.createForumThread({
+            channelId: channel.id,
+            threadId: m.id,
+            name: input.thread_name!,
+            appliedTags: tags,
+            ownerId: webhook.id,
+          });
         },
       };
     }

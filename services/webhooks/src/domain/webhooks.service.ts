@@ -104,7 +104,8 @@ export class WebhooksService {
     if (patch.channelId !== undefined && patch.channelId !== webhook.channelId) {
       const target = await this.manageableChannel(userId, patch.channelId);
       // A webhook moves within its guild only.
-      if (target.guildId !== webhook.guildId) throw ApiError.form({ channel_id: { code: 'BASE_TYPE_INVALID', message: 'Invalid channel.' } });
+      if (target.guildId !== webhook.guildId)
+        throw ApiError.form({ channel_id: { code: 'BASE_TYPE_INVALID', message: 'Invalid channel.' } });
     }
     return this.render(await this.apply(webhook, patch), true);
   }

@@ -1,12 +1,4 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  NatsError,
-  nanos,
-  type ConsumerMessages,
-  type JsMsg,
-  type NatsConnection,
-} from 'nats';
+import { AckPolicy, DeliverPolicy, NatsError, nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import { EVENTS_STREAM, ensureEventStream, eventSubject, type EventEnvelope, type Logger } from '@kith/platform';
 
 /** What a webhook cleanup needs to do for one of guilds' events, if anything. */
@@ -27,6 +19,7 @@ export function removalOf(envelope: Partial<EventEnvelope<{ id?: unknown; guild_
 
 const SUBJECTS = [eventSubject('guilds', 'CHANNEL_DELETE'), eventSubject('guilds', 'GUILD_DELETE')];
 const CONSUMER_NOT_FOUND = 10014;
+const INACTIVE_MS = 7 * 86_400_000;
 
 /**
  * Guilds' channel and guild deletions, read with durable JetStream consumers (one per subject:
@@ -60,6 +53,8 @@ export class GuildDeletes {
           ack_policy: AckPolicy.Explicit,
           ack_wait: nanos(30_000),
           max_deliver: -1,
+          // A stack that is gone for good (a test run's database) leaves no consumer behind for long.
+          inactive_threshold: nanos(INACTIVE_MS),
         });
       }
       const consumer = await this.nats.jetstream().consumers.get(EVENTS_STREAM, durable);

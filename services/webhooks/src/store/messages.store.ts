@@ -86,7 +86,12 @@ export class PgMessageStore implements MessageStore {
 
   delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.deleteFrom('messages').where('id', '=', messageId).where('webhook_id', '=', webhookId).returningAll().executeTakeFirst();
+      const row = await trx
+        .deleteFrom('messages')
+        .where('id', '=', messageId)
+        .where('webhook_id', '=', webhookId)
+        .returningAll()
+        .executeTakeFirst();
       if (!row) return undefined;
       const gone = toRecord(row);
       await this.outbox.enqueue(trx, events(gone));

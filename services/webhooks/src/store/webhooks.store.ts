@@ -137,14 +137,16 @@ export class PgWebhookStore implements WebhookStore {
    * Whether the channel or the guild is at its limit. The guild's advisory lock serialises every
    * creation and move in it, so concurrent requests count one after another and none overshoots.
    */
-  private async fullness(trx: Tx, guildId: string, channelId: string, limits: WebhookLimits): Promise<'channel_full' | 'guild_full' | undefined> {
+  private async fullness(
+    trx: Tx,
+    guildId: string,
+    channelId: string,
+    limits: WebhookLimits,
+  ): Promise<'channel_full' | 'guild_full' | undefined> {
     await sql`SELECT pg_advisory_xact_lock(${guildId}::bigint)`.execute(trx);
     const counts = await trx
       .selectFrom('webhooks')
-      .select([
-        sql<string>`count(*) FILTER (WHERE channel_id = ${channelId})`.as('in_channel'),
-        sql<string>`count(*)`.as('in_guild'),
-      ])
+      .select([sql<string>`count(*) FILTER (WHERE channel_id = ${channelId})`.as('in_channel'), sql<string>`count(*)`.as('in_guild')])
       .where('guild_id', '=', guildId)
       .executeTakeFirstOrThrow();
     if (Number(counts.in_channel) >= limits.perChannel) return 'channel_full';
