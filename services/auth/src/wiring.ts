@@ -33,6 +33,7 @@ import { UsernamesService } from './domain/registration/usernames.service.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
+import { BotUsers } from './domain/bots.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
 import { accountRoutes } from './http/account.routes.js';
@@ -214,7 +215,12 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
     },
     closers: [() => b.mailer.close()],
     grpc: (server) => {
-      addService(server, AuthService, authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation), parts.logger);
+      addService(
+        server,
+        AuthService,
+        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, new BotUsers(s.users, parts.ids)),
+        parts.logger,
+      );
       return [AuthService.typeName];
     },
   };

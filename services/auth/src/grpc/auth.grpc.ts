@@ -1,5 +1,6 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
+import type { BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
@@ -12,6 +13,7 @@ export function authGrpc(
   users: UserDirectory,
   settings: SettingsService,
   elevation: ElevationGuard,
+  bots: BotUsers,
 ): ServiceImpl<typeof AuthService> {
   return {
     async validateToken({ token, clientIp }) {
@@ -46,6 +48,11 @@ export function authGrpc(
       if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
       await elevation.require(userId, { headers: [elevationToken], sessionId: sessionId || undefined });
       return {};
+    },
+    async createBotUser({ username }) {
+      if (username.length > 1000)
+        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
+      return { user: contractUser(await bots.create(username)) };
     },
   };
 }
