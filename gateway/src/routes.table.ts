@@ -23,6 +23,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/guilds\/\d+\/migrate-command-scope\/?$/, 'integrations'],
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
+  [/^\/(applications|oauth2)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(guilds|channels)(\/|$)/, 'guilds'],
   [/^\/gateway(\/bot)?\/?$/, 'realtime'],
