@@ -139,7 +139,7 @@ describe('authorizing an application into a guild', () => {
       body: '{"authorize": tru',
     });
     expect(broken.status).toBe(400);
-    expect((await broken.json()).code).toBe(50109);
+    expect(((await broken.json()) as Body).code).toBe(50109);
     const denied = await api(stack, owner, 'POST', `/oauth2/authorize?client_id=${app.id}&scope=bot`, {
       authorize: false,
       guild_id: guildId,

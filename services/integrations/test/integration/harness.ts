@@ -186,7 +186,7 @@ export function authorizeInto(
   applicationId: string,
   guildId: string | undefined,
   scope = 'bot applications.commands',
-): Promise<Answer> {
+): Promise<Answer<Body>> {
   const query = new URLSearchParams({ client_id: applicationId, scope });
   return api(stack, user, 'POST', `/oauth2/authorize?${query}`, {
     authorize: true,
