@@ -101,11 +101,10 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     return Promise.resolve(map);
   }
   async transaction<T>(fn: (tx: IntegrationsTx) => Promise<T>): Promise<T> {
-    const world = this;
     const events: DomainEvent[] = [];
     const tx: IntegrationsTx = {
-      upsertApp(n: NewIntegration) {
-        const same = [...world.rows.values()].find(
+      upsertApp: (n: NewIntegration) => {
+        const same = [...this.rows.values()].find(
           (r) => r.guild_id === n.guild_id && r.channel_id === n.channel_id && r.account_id === n.account_id,
         );
         if (same) {
@@ -113,22 +112,22 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
           return Promise.resolve({ integration: same, created: false });
         }
         const row = { ...n, enabled: true };
-        world.rows.set(row.id, row);
+        this.rows.set(row.id, row);
         return Promise.resolve({ integration: row, created: true });
       },
-      insert(n: NewIntegration) {
+      insert: (n: NewIntegration) => {
         const row = { ...n, enabled: true };
-        world.rows.set(row.id, row);
+        this.rows.set(row.id, row);
         return Promise.resolve(row);
       },
-      lock: (id) => Promise.resolve(world.rows.get(id)),
-      lockGuildApps: (guildId) => Promise.resolve([...world.rows.values()].filter((r) => r.guild_id === guildId && r.type === 'discord')),
-      update(id: string, patch: IntegrationPatch) {
-        const row = { ...world.rows.get(id)!, ...patch };
-        world.rows.set(id, row);
+      lock: (id) => Promise.resolve(this.rows.get(id)),
+      lockGuildApps: (guildId) => Promise.resolve([...this.rows.values()].filter((r) => r.guild_id === guildId && r.type === 'discord')),
+      update: (id: string, patch: IntegrationPatch) => {
+        const row = { ...this.rows.get(id)!, ...patch };
+        this.rows.set(id, row);
         return Promise.resolve(row);
       },
-      delete: (id) => Promise.resolve(world.rows.delete(id)),
+      delete: (id) => Promise.resolve(this.rows.delete(id)),
       emit: (e) => {
         events.push(...e);
         return Promise.resolve();
