@@ -60,6 +60,28 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
       readyUrl: `http://${host}:${port(8105)}/readyz`,
     },
     {
+      // Local development payment gateway speaking Stripe's API (see services/billing/src/dev).
+      name: 'payment-gateway',
+      dir: 'services/billing',
+      entry: 'dist/dev/stripe.main.js',
+      // A stand-in for an outside provider: no image, no production deployment.
+      devOnly: true,
+      env: { PAYMENT_GATEWAY_PORT: port(8113) },
+      readyUrl: `http://${host}:${port(8113)}/healthz`,
+    },
+    {
+      name: 'billing',
+      dir: 'services/billing',
+      env: {
+        HTTP_PORT: port(8106),
+        GRPC_PORT: port(50056),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+        STRIPE_API_URL: `http://${host}:${port(8113)}`,
+      },
+      readyUrl: `http://${host}:${port(8106)}/readyz`,
+    },
+    {
       name: 'realtime',
       dir: 'services/realtime',
       env: {
@@ -83,6 +105,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
         GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
         INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
+        BILLING_HTTP_URL: `http://${host}:${port(8106)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

@@ -56,6 +56,10 @@ describe('serviceFor', () => {
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],
     ['/users/@me/guilds/premium/x', 'billing'],
+    ['/users/@me/billing/payment-sources', 'billing'],
+    ['/store/published-listings/skus/521847234246082599/subscription-plans', 'billing'],
+    ['/guilds/123/premium/subscriptions', 'billing'],
+    ['/guilds/123/premium/subscriptions/456', 'billing'],
     // webhooks
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
@@ -90,6 +94,8 @@ describe('serviceFor', () => {
     expect(serviceFor('/guilds/1/invitesx')).toBe('guilds');
     expect(serviceFor('/users/@me/guilds/premiumx')).toBe('guilds');
     expect(serviceFor('/users/@me/billingx')).toBeUndefined();
+    expect(serviceFor('/storex')).toBeUndefined();
+    expect(serviceFor('/guilds/123/premiumx')).toBe('guilds');
   });
 
   it('when the table is read, then every rule is anchored at the start of the path', () => {

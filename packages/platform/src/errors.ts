@@ -63,6 +63,7 @@ export const ERRORS = {
   ALREADY_FRIENDS: { code: 80007, status: 400, message: 'You are already friends with that user.' },
   DISCRIMINATOR_REQUIRED: { code: 80008, status: 400, message: 'A discriminator is required.' },
   NO_COMMON_APPLICATION: { code: 80009, status: 400, message: 'Users have no common application authorization.' },
+  STRANGER_REQUEST_UNCONFIRMED: { code: 80013, status: 400, message: 'You must confirm the friend request to accept it.' },
 } as const satisfies Record<string, CatalogueEntry & { code: number }>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -35,7 +35,7 @@ describe('ThreadService.create', () => {
     const thread = await w.channels.threads.create(g.member, g.general, { name: 'secret' });
     expect(thread).toMatchObject({ type: ChannelType.PRIVATE_THREAD, thread_metadata: { invitable: true } });
     expect([...w.store.named('THREAD_CREATE')[0]!.audience.users!].sort()).toEqual([g.owner, g.member].sort());
-    expect(await code(w.channels.get(g.other, thread.id as string))).toBe(10003);
+    expect(await code(w.channels.get(g.other, thread.id as string))).toBe(50001);
     expect(await w.channels.get(g.owner, thread.id as string)).toMatchObject({ id: thread.id });
     expect((await w.channels.threads.active(g.other, g.guildId)).threads).toEqual([]);
     expect((await w.channels.threads.active(g.member, g.guildId)).threads).toEqual([expect.objectContaining({ id: thread.id })]);

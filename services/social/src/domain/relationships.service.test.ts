@@ -246,11 +246,11 @@ describe('relationship state machine', () => {
     expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(false);
   });
 
-  it('when a stranger request is accepted without confirm_stranger_request, then it is refused and nothing changes', async () => {
+  it('when a stranger request is accepted without confirm_stranger_request, then 80013 and nothing changes', async () => {
     const s = setup();
     await s.service.requestOrAcceptById(B, A, {});
     expect(s.store.rows.get(`${A}:${B}`)?.stranger_request).toBe(true);
-    expect(await code(s.service.requestOrAcceptById(A, B, { confirmStranger: false }))).toBe(50035);
+    expect(await code(s.service.requestOrAcceptById(A, B, { confirmStranger: false }))).toBe(80013);
     expect(s.store.type(A, B)).toBe(T.INCOMING_REQUEST);
     expect(await code(s.service.requestOrAcceptById(A, B, { confirmStranger: true }))).toBe('ok');
   });

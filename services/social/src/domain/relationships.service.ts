@@ -209,8 +209,7 @@ export class RelationshipsService {
     state: PairState,
     options: CreateOptions,
   ) {
-    if (mine.stranger_request && options.confirmStranger === false)
-      throw ApiError.form({ confirm_stranger_request: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
+    if (mine.stranger_request && options.confirmStranger === false) throw ApiError.of('STRANGER_REQUEST_UNCONFIRMED');
     assertUnderCap(state);
     const mineNow = this.row(actor.id, target.id, T.FRIEND, { user_ignored: mine.user_ignored });
     const theirsNow = this.row(target.id, actor.id, T.FRIEND, { user_ignored: state.theirs?.user_ignored ?? false });
