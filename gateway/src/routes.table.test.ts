@@ -17,6 +17,7 @@ describe('serviceFor', () => {
     ['/users/@me/mfa/sms/disable', 'auth'],
     ['/users/@me/disable', 'auth'],
     ['/users/@me/delete', 'auth'],
+    ['/users/@me/devices', 'auth'],
     // social
     ['/users/@me/relationships', 'social'],
     ['/users/@me/relationships/123', 'social'],

@@ -18,7 +18,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me\/billing(\/|$)/, 'billing'],
   [/^\/store(\/|$)/, 'billing'],
   [/^\/users\/@me\/invites(\/|$)/, 'invites'],
-  [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|email(\/.*)?))?\/?$/, 'auth'],
+  [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|devices|email(\/.*)?))?\/?$/, 'auth'],
   [/^\/(auth|mfa|unique-username|phone-verifications)(\/|$)/, 'auth'],
   [/^\/experiments\/?$/, 'auth'],
   [/^\/invites(\/|$)/, 'invites'],

@@ -100,15 +100,16 @@ describe('Create Channel Invite', () => {
     expect(res.json).toMatchObject({ max_age: 600, max_uses: 3, temporary: true });
   });
 
-  it('when someone outside the guild, a member without CREATE_INSTANT_INVITE, or nobody asks, then 10003, 50013 and 401', async () => {
+  it('when someone outside the guild, a member without CREATE_INSTANT_INVITE, or nobody asks, then 50001, 50013 and 401', async () => {
     const [owner, member, stranger] = await people(3);
     const { guildId, channelId } = await guildWithChannel(owner, String(1 << 10));
     await joinGuild(owner, member, channelId);
-    expect((await api('POST', `/channels/${channelId}/invites`, { token: stranger.token, body: {} })).json.code).toBe(10003);
+    expect((await api('POST', `/channels/${channelId}/invites`, { token: stranger.token, body: {} })).json.code).toBe(50001);
     expect((await api('POST', `/channels/${channelId}/invites`, { token: member.token, body: {} })).json.code).toBe(50013);
     expect((await api('POST', `/channels/${channelId}/invites`, { body: {} })).status).toBe(401);
     expect((await api('POST', `/channels/1/invites`, { token: owner.token, body: {} })).json.code).toBe(10003);
-    expect((await api('GET', `/guilds/${guildId}/invites`, { token: stranger.token })).json.code).toBe(10004);
+    expect((await api('GET', `/guilds/${guildId}/invites`, { token: stranger.token })).json.code).toBe(50001);
+    expect((await api('GET', `/guilds/1/invites`, { token: stranger.token })).json.code).toBe(10004);
   });
 
   it('when an invite is made, then those who manage the channel hear INVITE_CREATE and others do not', async () => {
@@ -274,7 +275,7 @@ describe('Accept Invite', () => {
     expect(channel.status).toBe(200);
     expect((channel.json.recipients as { id: string }[]).map((r) => r.id).sort()).toEqual([owner.id, friend.id, other.id].sort());
     const stranger = await person();
-    expect((await api('POST', `/channels/${channelId}/invites`, { token: stranger.token, body: {} })).json.code).toBe(10003);
+    expect((await api('POST', `/channels/${channelId}/invites`, { token: stranger.token, body: {} })).json.code).toBe(50001);
   });
 });
 
@@ -295,7 +296,7 @@ describe('Delete Invite and the lists', () => {
     expect(removed.json).toMatchObject({ code, uses: 0 });
     expect((await api('GET', `/invites/${code}`)).json.code).toBe(10006);
     expect((await api('DELETE', `/invites/${code}`, { token: owner.token })).json.code).toBe(10006);
-    expect((await api('GET', `/guilds/${guildId}/invites`, { token: (await person()).token })).json.code).toBe(10004);
+    expect((await api('GET', `/guilds/${guildId}/invites`, { token: (await person()).token })).json.code).toBe(50001);
   });
 
   it('when VIEW_AUDIT_LOG is all a member has, then the guild list comes without metadata', async () => {

@@ -67,7 +67,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
           profileRoutes(app, profiles);
         },
         grpc: (server) => {
-          addService(server, SocialService, socialGrpc({ queries, lists, games, contactSync, suggestions }), log);
+          addService(server, SocialService, socialGrpc({ queries, lists, games, contactSync, suggestions, relationships }), log);
           return [SocialService.typeName];
         },
         closers: [async () => userUpdates.close(), async () => auth.close(), async () => guilds.close()],

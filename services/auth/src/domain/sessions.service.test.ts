@@ -12,6 +12,7 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
   lookedUp: Buffer[] = [];
   revokeByHashesCalls: { userId: string; idHashes: string[] }[] = [];
   revokeCalls: string[] = [];
+  forgotten: { userId: string; tokens: { provider: string; token: string }[] }[] = [];
   active: ActiveSession | undefined;
   rows: SessionRow[] = [];
   listLimit: number | undefined;
@@ -45,6 +46,7 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
         this.revokeCalls.push(sessionId);
         return this.revokeAnswer;
       },
+      forgetPushTokens: async (userId, tokens) => void this.forgotten.push({ userId, tokens }),
       enqueue: async (events) => void staged.push(...events),
     });
     this.enqueued.push(...staged);
@@ -211,6 +213,15 @@ describe('SessionsService.logout', () => {
     expect(await service.logout('42', 'sess-1')).toEqual(['sess-1']);
     expect(store.revokeCalls).toEqual(['sess-1']);
     expect(store.enqueued).toEqual([sessionChange('42', 'sess-1', 'hash-1')]);
+  });
+
+  it('when the logout names push tokens, then they are unregistered in the same transaction as the revocation', async () => {
+    const tokens = [
+      { provider: 'gcm', token: 'device-token' },
+      { provider: 'apns_voip', token: 'voip-token' },
+    ];
+    expect(await service.logout('42', 'sess-1', tokens)).toEqual(['sess-1']);
+    expect(store.forgotten).toEqual([{ userId: '42', tokens }]);
   });
 
   it('when the session was already revoked, then no event is written', async () => {

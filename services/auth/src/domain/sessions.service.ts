@@ -81,9 +81,13 @@ export class SessionsService {
     });
   }
 
-  /** Ends the caller's own session, with its AUTH_SESSION_CHANGE; returns its id when it was still live. */
-  logout(userId: string, sessionId: string): Promise<string[]> {
+  /**
+   * Ends the caller's own session, with its AUTH_SESSION_CHANGE, and unregisters the device push
+   * tokens the logout names (the session's own go with it); returns its id when it was still live.
+   */
+  logout(userId: string, sessionId: string, pushTokens: { provider: string; token: string }[] = []): Promise<string[]> {
     return this.store.transaction(async (tx) => {
+      await tx.forgetPushTokens(userId, pushTokens);
       const revoked = await tx.revoke(sessionId);
       if (!revoked) return [];
       await tx.enqueue(sessionChangeEvents(userId, [revoked]));

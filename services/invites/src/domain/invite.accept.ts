@@ -3,7 +3,8 @@ import { errorOfCode, inviteErrors } from './invite.errors.js';
 import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
 import { InviteFlag, InviteType, Permission, type InviteRecord } from './invite.types.js';
-import type { GuildDirectory, InviteStore } from './ports.js';
+import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
+import type { TargetUsersService } from './target-users.service.js';
 
 export interface AcceptInput {
   /** The gateway session a guest invite's access is bound to. */
@@ -15,11 +16,6 @@ export interface Accepted {
   newMember: boolean;
 }
 
-/** A friend invite's acceptance (the friendship itself lives in social). */
-export interface FriendAcceptor {
-  accept(invite: InviteRecord, userId: string): Promise<void>;
-}
-
 /**
  * Accept Invite. A use is reserved before the join and given back when the join does not happen
  * (refused, or already a member): with max_uses k, at most k joins ever count, however many race.
@@ -29,7 +25,8 @@ export class InviteAcceptor {
     private readonly store: InviteStore,
     private readonly guilds: GuildDirectory,
     private readonly render: InviteRenderer,
-    private readonly friends: FriendAcceptor,
+    private readonly social: Pick<SocialDirectory, 'befriend'>,
+    private readonly targets: Pick<TargetUsersService, 'admits'>,
   ) {}
 
   async accept(userId: string, code: string, input: AcceptInput): Promise<Record<string, unknown>> {
@@ -42,7 +39,7 @@ export class InviteAcceptor {
 
   async join(userId: string, code: string, input: AcceptInput): Promise<Accepted> {
     const found = await this.store.get(code);
-    if (!found) throw inviteErrors.unknownInvite();
+    if (!found || !(await this.targets.admits(found, userId))) throw inviteErrors.unknownInvite();
     if (found.type === InviteType.GUILD && found.flags & InviteFlag.IS_GUEST_INVITE && !input.sessionId)
       throw inviteErrors.field('session_id', 'BASE_TYPE_REQUIRED', 'This field is required');
     if (found.type === InviteType.FRIEND && found.inviter_id === userId) throw ApiError.of('FRIEND_REQUEST_SELF');
@@ -71,8 +68,7 @@ export class InviteAcceptor {
       return 'alreadyRecipient' in answer && answer.alreadyRecipient ? 'already' : 'joined';
     }
     if (invite.type === InviteType.FRIEND) {
-      await this.friends.accept(invite, userId);
-      return 'joined';
+      return (await this.social.befriend(userId, invite.inviter_id)) ? 'joined' : 'already';
     }
     const answer = await this.guilds.addMember(invite.guild_id!, userId, {
       roleIds: invite.role_ids,

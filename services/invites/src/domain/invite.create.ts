@@ -26,6 +26,8 @@ export interface CreateInviteInput {
   target_user_id?: string | undefined;
   target_application_id?: string | undefined;
   role_ids?: string[] | undefined;
+  /** The rows of a target users file (guild invites only): only those users may see and accept it. */
+  target_users_file?: string[] | undefined;
 }
 
 export const DEFAULT_MAX_AGE = 86_400;
@@ -40,6 +42,7 @@ export class InviteCreator {
     private readonly guilds: GuildDirectory,
     private readonly users: UserDirectory,
     private readonly applications: { isEmbedded(applicationId: string): Promise<boolean> },
+    private readonly jobs: { queued(): void } = { queued: () => undefined },
   ) {}
 
   /** The new (or reused) invite and the channel it is for. */
@@ -47,7 +50,7 @@ export class InviteCreator {
     const channel = await this.guilds.channel(channelId);
     if (!channel) throw ApiError.of('UNKNOWN_CHANNEL');
     const record = channel.guildId === '' ? this.groupDmInvite(userId, channel, input) : await this.guildInvite(userId, channel, input);
-    if (!input.unique) {
+    if (!input.unique && record.targetFile === undefined) {
       const reusable = await this.store.findReusable(record);
       if (reusable) return { invite: reusable, channel };
     }
@@ -58,16 +61,15 @@ export class InviteCreator {
     );
     if ('limit' in outcome) throw ApiError.of('MAX_INVITES');
     if ('codeTaken' in outcome) throw ApiError.of('INVALID_INVITE');
+    if (record.targetFile !== undefined) this.jobs.queued();
     return { invite: outcome.invite, channel };
   }
 
   /** Group DMs take only max_age (1–604800); their invites are never limited in uses. */
   private groupDmInvite(userId: string, channel: ChannelData, input: CreateInviteInput): NewInvite {
-    if (channel.type !== ChannelType.GROUP_DM) {
-      if (!channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
-      throw inviteErrors.wrongChannelType();
-    }
-    if (!channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
+    // A channel that exists but is not the caller's is 50001, as guilds answers it.
+    if (!channel.recipientIds.includes(userId)) throw ApiError.of('MISSING_ACCESS');
+    if (channel.type !== ChannelType.GROUP_DM) throw inviteErrors.wrongChannelType();
     const maxAge = input.max_age ?? DEFAULT_MAX_AGE;
     if (maxAge < 1) throw inviteErrors.field('max_age', 'NUMBER_TYPE_MIN', 'int value should be greater than or equal to 1.');
     if (maxAge > GROUP_DM_MAX_AGE)
@@ -91,7 +93,7 @@ export class InviteCreator {
   private async guildInvite(userId: string, channel: ChannelData, input: CreateInviteInput): Promise<NewInvite> {
     const guildId = channel.guildId;
     const { member, permissions } = await this.guilds.permissions(userId, guildId, channel.id);
-    if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('MISSING_ACCESS');
     if (!INVITABLE_GUILD_CHANNELS.has(channel.type)) throw inviteErrors.wrongChannelType();
     if (!has(permissions, Permission.CREATE_INSTANT_INVITE)) throw ApiError.of('MISSING_PERMISSIONS');
     const flags = input.flags ?? 0;
@@ -113,6 +115,7 @@ export class InviteCreator {
       flags,
       ...target,
       role_ids: roleIds,
+      ...(input.target_users_file !== undefined ? { targetFile: input.target_users_file } : {}),
     };
   }
 

@@ -3,7 +3,9 @@ import { inviteErrors } from './invite.errors.js';
 import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
 import { has, InviteFlag, InviteType, Permission, TargetType, type InviteRecord } from './invite.types.js';
-import type { GuildDirectory, InviteStore } from './ports.js';
+import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
+import { jobView } from './target-users.ports.js';
+import type { TargetUsersService } from './target-users.service.js';
 
 export interface GetInviteOptions {
   withCounts: boolean;
@@ -20,6 +22,8 @@ export class InvitesService {
     private readonly store: InviteStore,
     private readonly guilds: GuildDirectory,
     private readonly render: InviteRenderer,
+    private readonly social: Pick<SocialDirectory, 'blocks'>,
+    private readonly targets: Pick<TargetUsersService, 'admits' | 'jobs'>,
   ) {}
 
   async live(code: string): Promise<InviteRecord> {
@@ -28,9 +32,16 @@ export class InvitesService {
     return invite;
   }
 
-  /** Get Invite: anyone may read a live invite; the first read marks it viewed. */
-  async get(code: string, options: GetInviteOptions): Promise<Record<string, unknown>> {
+  /**
+   * Get Invite: anyone may read a live invite, signed in or not (`viewerId` null), but a friend
+   * invite is hidden from those its inviter blocks. The first read marks it viewed.
+   */
+  async get(code: string, options: GetInviteOptions, viewerId: string | null = null): Promise<Record<string, unknown>> {
     const invite = await this.live(code);
+    if (invite.type === InviteType.FRIEND && viewerId !== null && viewerId !== invite.inviter_id) {
+      if (await this.social.blocks(invite.inviter_id, viewerId)) throw inviteErrors.unknownInvite();
+    }
+    if (!(await this.targets.admits(invite, viewerId))) throw inviteErrors.unknownInvite();
     if (!(invite.flags & InviteFlag.IS_VIEWED)) {
       await this.store.markViewed(code);
       invite.flags |= InviteFlag.IS_VIEWED;
@@ -79,11 +90,19 @@ export class InvitesService {
   /** Get Guild Invites: MANAGE_GUILD or VIEW_AUDIT_LOG; the metadata only with MANAGE_GUILD. */
   async listGuild(userId: string, guildId: string): Promise<Record<string, unknown>[]> {
     const { member, permissions } = await this.guilds.permissions(userId, guildId);
-    if (!member) throw ApiError.of('UNKNOWN_GUILD');
+    if (!member) throw ApiError.of((await this.guilds.guild(guildId)) ? 'MISSING_ACCESS' : 'UNKNOWN_GUILD');
     const manage = has(permissions, Permission.MANAGE_GUILD);
     if (!manage && !has(permissions, Permission.VIEW_AUDIT_LOG)) throw ApiError.of('MISSING_PERMISSIONS');
     const invites = (await this.store.listByGuild(guildId)).filter(listable);
-    return this.render.many(invites, { metadata: manage });
+    const [views, jobs] = await Promise.all([
+      this.render.many(invites, { metadata: manage }),
+      this.targets.jobs(invites.filter((i) => i.targeted).map((i) => i.code)),
+    ]);
+    views.forEach((view, i) => {
+      const job = jobs.get(invites[i]!.code);
+      if (job) view.target_users_job_status = jobView(job);
+    });
+    return views;
   }
 
   /** Get Channel Invites: MANAGE_CHANNELS in a guild channel; a group DM's recipients. */
@@ -91,11 +110,11 @@ export class InvitesService {
     const channel = await this.guilds.channel(channelId);
     if (!channel) throw ApiError.of('UNKNOWN_CHANNEL');
     if (channel.guildId === '') {
-      if (!channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (!channel.recipientIds.includes(userId)) throw ApiError.of('MISSING_ACCESS');
       if (channel.type !== 3) throw inviteErrors.wrongChannelType();
     } else {
       const { member, permissions } = await this.guilds.permissions(userId, channel.guildId, channelId);
-      if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (!member || !has(permissions, Permission.VIEW_CHANNEL)) throw ApiError.of('MISSING_ACCESS');
       if (!has(permissions, Permission.MANAGE_CHANNELS)) throw ApiError.of('MISSING_PERMISSIONS');
     }
     const invites = (await this.store.listByChannel(channelId)).filter(listable);

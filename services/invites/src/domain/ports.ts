@@ -28,6 +28,15 @@ export interface GuildDirectory {
   addRecipient(channelId: string, userId: string): Promise<AddRecipientAnswer>;
 }
 
+/** The social graph: friendships made by friend invites, blocks, friends. */
+export interface SocialDirectory {
+  /** Makes the two friends (RELATIONSHIP_ADD to both, from social); false when they already were. Throws social's refusal. */
+  befriend(userId: string, inviterId: string): Promise<boolean>;
+  /** Whether `userId` blocks `otherId`. */
+  blocks(userId: string, otherId: string): Promise<boolean>;
+  friendIds(userId: string): Promise<string[]>;
+}
+
 /** The account service: users by id, unknown ids left out. */
 export interface UserDirectory {
   users(ids: readonly string[]): Promise<Map<string, ContractUser>>;

@@ -55,3 +55,9 @@ export const acceptInviteBody = z
 
 export const channelParams = z.object({ channel_id: snowflakeField });
 export const guildParams = z.object({ guild_id: snowflakeField });
+
+export const createUserInviteBody = z
+  .object({
+    code: z.string().max(64).nullish(),
+  })
+  .nullish();
