@@ -214,7 +214,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
     },
     closers: [() => b.mailer.close()],
     grpc: (server) => {
-      addService(server, AuthService, authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation), parts.logger);
+      addService(server, AuthService, authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, s.accounts), parts.logger);
       return [AuthService.typeName];
     },
   };
