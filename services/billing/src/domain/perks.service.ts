@@ -34,10 +34,27 @@ export class PerksService {
     private readonly onError: (err: unknown, mark: PerkMark) => void,
   ) {}
 
-  /** Pushes everything marked; a call while a flush runs waits for it and then flushes again. */
-  async flush(): Promise<void> {
-    while (this.running) await this.running;
-    this.running = this.flushAll().finally(() => (this.running = undefined));
+  private again = false;
+
+  /**
+   * Pushes everything marked. Calls while a flush runs share it, and it goes round once more for
+   * them, so every caller's marks are pushed when its promise settles, however many call at once.
+   */
+  flush(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.flushAll();
+        } while (this.again);
+      } finally {
+        this.running = undefined;
+      }
+    })();
     return this.running;
   }
 
