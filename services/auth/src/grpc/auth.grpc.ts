@@ -1,5 +1,6 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
+import type { DevicesService } from '../domain/devices.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
@@ -12,6 +13,7 @@ export function authGrpc(
   users: UserDirectory,
   settings: SettingsService,
   elevation: ElevationGuard,
+  devices: DevicesService,
   premium: { setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> },
 ): ServiceImpl<typeof AuthService> {
   return {
@@ -55,6 +57,17 @@ export function authGrpc(
       if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
       await elevation.require(userId, { headers: [elevationToken], sessionId: sessionId || undefined });
       return {};
+    },
+    async listPushDevices({ userId }) {
+      if (!isStorableId(userId)) return { devices: [] };
+      return {
+        devices: (await devices.list(userId)).map((d) => ({
+          provider: d.provider,
+          token: d.token,
+          sessionIdHash: sessionIdHash(d.sessionId),
+          bundleId: d.bundleId ?? undefined,
+        })),
+      };
     },
   };
 }

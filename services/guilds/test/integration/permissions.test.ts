@@ -1,7 +1,17 @@
 import { credentials, Client, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, createClient, createDatabase, databaseUrl, SnowflakeGenerator, type Kysely, type ServiceClient } from '@kith/platform';
+import {
+  ApiError,
+  createClient,
+  createDatabase,
+  databaseUrl,
+  SERVICE_TOKEN_METADATA,
+  serviceCalls,
+  SnowflakeGenerator,
+  type Kysely,
+  type ServiceClient,
+} from '@kith/platform';
 import { testDbPrefix, testKeys } from '@kith/platform/testing';
 import {
   CheckPermissionsRequestSchema,
@@ -124,15 +134,18 @@ describe('CheckPermissions: who is not a member of what', () => {
       expect((err as ApiError).status).toBe(400);
       expect((err as ApiError).body).toMatchObject({ code: 50035, errors: { required: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } });
     }
-    // The gRPC status itself, as a client that knows nothing of our metadata sees it.
+    // The gRPC status itself, as a client that knows nothing of our error metadata sees it (it
+    // carries the service token every caller must).
     const raw = new Client(grpcAddress, credentials.createInsecure());
+    const metadata = new Metadata();
+    metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${serviceCalls.tokenFor('guilds.v1.GuildsService')}`);
     const err = await new Promise<ServiceError>((resolve, reject) =>
       raw.makeUnaryRequest(
         '/guilds.v1.GuildsService/CheckPermissions',
         (m: CheckPermissionsRequest) => Buffer.from(toBinary(CheckPermissionsRequestSchema, m)),
         (b: Buffer) => fromBinary(CheckPermissionsResponseSchema, b),
         create(CheckPermissionsRequestSchema, { userId: ownerId, guildId, required: 'lots' }),
-        new Metadata(),
+        metadata,
         (e) => (e ? resolve(e) : reject(new Error('expected INVALID_ARGUMENT'))),
       ),
     );

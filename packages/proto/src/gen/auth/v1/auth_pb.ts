@@ -10,48 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiPgoVU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFAoMcHJlbWl1bV90eXBlGAIgASgFIikKFlNldFByZW1pdW1UeXBlUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCI4ChRWYWxpZGF0ZVRva2VuUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIRCgljbGllbnRfaXAYAiABKAkigAEKFVZhbGlkYXRlVG9rZW5SZXNwb25zZRINCgV2YWxpZBgBIAEoCBIPCgd1c2VyX2lkGAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkSDQoFZmxhZ3MYBCABKAkSCwoDYm90GAUgASgIEhcKD3Nlc3Npb25faWRfaGFzaBgGIAEoCSIjCg9HZXRVc2Vyc1JlcXVlc3QSEAoIdXNlcl9pZHMYASADKAkirwEKC1BhcnRpYWxVc2VyEgoKAmlkGAEgASgJEhAKCHVzZXJuYW1lGAIgASgJEhUKDWRpc2NyaW1pbmF0b3IYAyABKAkSGAoLZ2xvYmFsX25hbWUYBCABKAlIAIgBARITCgZhdmF0YXIYBSABKAlIAYgBARIUCgxwdWJsaWNfZmxhZ3MYBiABKAMSCwoDYm90GAcgASgIQg4KDF9nbG9iYWxfbmFtZUIJCgdfYXZhdGFyIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlMuQECgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USWgoRQ2hlY2tNZmFFbGV2YXRpb24SIS5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVxdWVzdBoiLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZRJRCg5TZXRQcmVtaXVtVHlwZRIeLmF1dGgudjEuU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Gh8uYXV0aC52MS5TZXRQcmVtaXVtVHlwZVJlc3BvbnNlYgZwcm90bzM");
-
-/**
- * @generated from message auth.v1.SetPremiumTypeRequest
- */
-export type SetPremiumTypeRequest = Message<"auth.v1.SetPremiumTypeRequest"> & {
-  /**
-   * @generated from field: string user_id = 1;
-   */
-  userId: string;
-
-  /**
-   * @generated from field: int32 premium_type = 2;
-   */
-  premiumType: number;
-};
-
-/**
- * Describes the message auth.v1.SetPremiumTypeRequest.
- * Use `create(SetPremiumTypeRequestSchema)` to create a new message.
- */
-export const SetPremiumTypeRequestSchema: GenMessage<SetPremiumTypeRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 0);
-
-/**
- * @generated from message auth.v1.SetPremiumTypeResponse
- */
-export type SetPremiumTypeResponse = Message<"auth.v1.SetPremiumTypeResponse"> & {
-  /**
-   * Whether the stored value changed.
-   *
-   * @generated from field: bool changed = 1;
-   */
-  changed: boolean;
-};
-
-/**
- * Describes the message auth.v1.SetPremiumTypeResponse.
- * Use `create(SetPremiumTypeResponseSchema)` to create a new message.
- */
-export const SetPremiumTypeResponseSchema: GenMessage<SetPremiumTypeResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 1);
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlIikKFkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJsCgpQdXNoRGV2aWNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBXRva2VuGAIgASgJEhcKD3Nlc3Npb25faWRfaGFzaBgDIAEoCRIWCglidW5kbGVfaWQYBCABKAlIAIgBAUIMCgpfYnVuZGxlX2lkIj8KF0xpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEiQKB2RldmljZXMYASADKAsyEy5hdXRoLnYxLlB1c2hEZXZpY2UiPgoVU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFAoMcHJlbWl1bV90eXBlGAIgASgFIikKFlNldFByZW1pdW1UeXBlUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCDK6BQoLQXV0aFNlcnZpY2USTgoNVmFsaWRhdGVUb2tlbhIdLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlcXVlc3QaHi5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXNwb25zZRI/CghHZXRVc2VycxIYLmF1dGgudjEuR2V0VXNlcnNSZXF1ZXN0GhkuYXV0aC52MS5HZXRVc2Vyc1Jlc3BvbnNlElEKDkdldEN1cnJlbnRVc2VyEh4uYXV0aC52MS5HZXRDdXJyZW50VXNlclJlcXVlc3QaHy5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVzcG9uc2USXQoSRmluZFVzZXJCeVVzZXJuYW1lEiIuYXV0aC52MS5GaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0GiMuYXV0aC52MS5GaW5kVXNlckJ5VXNlcm5hbWVSZXNwb25zZRJjChRHZXRGcmllbmRTb3VyY2VGbGFncxIkLmF1dGgudjEuR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0GiUuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1Jlc3BvbnNlEloKEUNoZWNrTWZhRWxldmF0aW9uEiEuYXV0aC52MS5DaGVja01mYUVsZXZhdGlvblJlcXVlc3QaIi5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVzcG9uc2USVAoPTGlzdFB1c2hEZXZpY2VzEh8uYXV0aC52MS5MaXN0UHVzaERldmljZXNSZXF1ZXN0GiAuYXV0aC52MS5MaXN0UHVzaERldmljZXNSZXNwb25zZRJRCg5TZXRQcmVtaXVtVHlwZRIeLmF1dGgudjEuU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Gh8uYXV0aC52MS5TZXRQcmVtaXVtVHlwZVJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message auth.v1.ValidateTokenRequest
@@ -75,7 +34,7 @@ export type ValidateTokenRequest = Message<"auth.v1.ValidateTokenRequest"> & {
  * Use `create(ValidateTokenRequestSchema)` to create a new message.
  */
 export const ValidateTokenRequestSchema: GenMessage<ValidateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 2);
+  messageDesc(file_auth_v1_auth, 0);
 
 /**
  * @generated from message auth.v1.ValidateTokenResponse
@@ -123,7 +82,7 @@ export type ValidateTokenResponse = Message<"auth.v1.ValidateTokenResponse"> & {
  * Use `create(ValidateTokenResponseSchema)` to create a new message.
  */
 export const ValidateTokenResponseSchema: GenMessage<ValidateTokenResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 3);
+  messageDesc(file_auth_v1_auth, 1);
 
 /**
  * @generated from message auth.v1.GetUsersRequest
@@ -140,7 +99,7 @@ export type GetUsersRequest = Message<"auth.v1.GetUsersRequest"> & {
  * Use `create(GetUsersRequestSchema)` to create a new message.
  */
 export const GetUsersRequestSchema: GenMessage<GetUsersRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 4);
+  messageDesc(file_auth_v1_auth, 2);
 
 /**
  * @generated from message auth.v1.PartialUser
@@ -180,6 +139,13 @@ export type PartialUser = Message<"auth.v1.PartialUser"> & {
    * @generated from field: bool bot = 7;
    */
   bot: boolean;
+
+  /**
+   * The profile's about-me text (profiles show it; partial user renderings leave it out).
+   *
+   * @generated from field: optional string bio = 8;
+   */
+  bio?: string | undefined;
 };
 
 /**
@@ -187,7 +153,7 @@ export type PartialUser = Message<"auth.v1.PartialUser"> & {
  * Use `create(PartialUserSchema)` to create a new message.
  */
 export const PartialUserSchema: GenMessage<PartialUser> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 5);
+  messageDesc(file_auth_v1_auth, 3);
 
 /**
  * @generated from message auth.v1.GetUsersResponse
@@ -204,7 +170,7 @@ export type GetUsersResponse = Message<"auth.v1.GetUsersResponse"> & {
  * Use `create(GetUsersResponseSchema)` to create a new message.
  */
 export const GetUsersResponseSchema: GenMessage<GetUsersResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 6);
+  messageDesc(file_auth_v1_auth, 4);
 
 /**
  * @generated from message auth.v1.GetCurrentUserRequest
@@ -221,7 +187,7 @@ export type GetCurrentUserRequest = Message<"auth.v1.GetCurrentUserRequest"> & {
  * Use `create(GetCurrentUserRequestSchema)` to create a new message.
  */
 export const GetCurrentUserRequestSchema: GenMessage<GetCurrentUserRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 7);
+  messageDesc(file_auth_v1_auth, 5);
 
 /**
  * The user's own object: the public fields, the private ones and the settings READY carries.
@@ -334,7 +300,7 @@ export type CurrentUser = Message<"auth.v1.CurrentUser"> & {
  * Use `create(CurrentUserSchema)` to create a new message.
  */
 export const CurrentUserSchema: GenMessage<CurrentUser> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 8);
+  messageDesc(file_auth_v1_auth, 6);
 
 /**
  * @generated from message auth.v1.GetCurrentUserResponse
@@ -351,7 +317,7 @@ export type GetCurrentUserResponse = Message<"auth.v1.GetCurrentUserResponse"> &
  * Use `create(GetCurrentUserResponseSchema)` to create a new message.
  */
 export const GetCurrentUserResponseSchema: GenMessage<GetCurrentUserResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 9);
+  messageDesc(file_auth_v1_auth, 7);
 
 /**
  * @generated from message auth.v1.FindUserByUsernameRequest
@@ -375,7 +341,7 @@ export type FindUserByUsernameRequest = Message<"auth.v1.FindUserByUsernameReque
  * Use `create(FindUserByUsernameRequestSchema)` to create a new message.
  */
 export const FindUserByUsernameRequestSchema: GenMessage<FindUserByUsernameRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 10);
+  messageDesc(file_auth_v1_auth, 8);
 
 /**
  * @generated from message auth.v1.FindUserByUsernameResponse
@@ -394,7 +360,7 @@ export type FindUserByUsernameResponse = Message<"auth.v1.FindUserByUsernameResp
  * Use `create(FindUserByUsernameResponseSchema)` to create a new message.
  */
 export const FindUserByUsernameResponseSchema: GenMessage<FindUserByUsernameResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 11);
+  messageDesc(file_auth_v1_auth, 9);
 
 /**
  * @generated from message auth.v1.GetFriendSourceFlagsRequest
@@ -411,7 +377,7 @@ export type GetFriendSourceFlagsRequest = Message<"auth.v1.GetFriendSourceFlagsR
  * Use `create(GetFriendSourceFlagsRequestSchema)` to create a new message.
  */
 export const GetFriendSourceFlagsRequestSchema: GenMessage<GetFriendSourceFlagsRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 12);
+  messageDesc(file_auth_v1_auth, 10);
 
 /**
  * @generated from message auth.v1.GetFriendSourceFlagsResponse
@@ -438,7 +404,7 @@ export type GetFriendSourceFlagsResponse = Message<"auth.v1.GetFriendSourceFlags
  * Use `create(GetFriendSourceFlagsResponseSchema)` to create a new message.
  */
 export const GetFriendSourceFlagsResponseSchema: GenMessage<GetFriendSourceFlagsResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 13);
+  messageDesc(file_auth_v1_auth, 11);
 
 /**
  * @generated from message auth.v1.CheckMfaElevationRequest
@@ -470,7 +436,7 @@ export type CheckMfaElevationRequest = Message<"auth.v1.CheckMfaElevationRequest
  * Use `create(CheckMfaElevationRequestSchema)` to create a new message.
  */
 export const CheckMfaElevationRequestSchema: GenMessage<CheckMfaElevationRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 14);
+  messageDesc(file_auth_v1_auth, 12);
 
 /**
  * @generated from message auth.v1.CheckMfaElevationResponse
@@ -483,7 +449,118 @@ export type CheckMfaElevationResponse = Message<"auth.v1.CheckMfaElevationRespon
  * Use `create(CheckMfaElevationResponseSchema)` to create a new message.
  */
 export const CheckMfaElevationResponseSchema: GenMessage<CheckMfaElevationResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 13);
+
+/**
+ * @generated from message auth.v1.ListPushDevicesRequest
+ */
+export type ListPushDevicesRequest = Message<"auth.v1.ListPushDevicesRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message auth.v1.ListPushDevicesRequest.
+ * Use `create(ListPushDevicesRequestSchema)` to create a new message.
+ */
+export const ListPushDevicesRequestSchema: GenMessage<ListPushDevicesRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 14);
+
+/**
+ * @generated from message auth.v1.PushDevice
+ */
+export type PushDevice = Message<"auth.v1.PushDevice"> & {
+  /**
+   * The platform's push provider: gcm, apns, apns_internal, apns_voip, apns_internal_voip.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The hash clients know the holding session by (`id_hash` in /auth/sessions).
+   *
+   * @generated from field: string session_id_hash = 3;
+   */
+  sessionIdHash: string;
+
+  /**
+   * @generated from field: optional string bundle_id = 4;
+   */
+  bundleId?: string | undefined;
+};
+
+/**
+ * Describes the message auth.v1.PushDevice.
+ * Use `create(PushDeviceSchema)` to create a new message.
+ */
+export const PushDeviceSchema: GenMessage<PushDevice> = /*@__PURE__*/
   messageDesc(file_auth_v1_auth, 15);
+
+/**
+ * @generated from message auth.v1.ListPushDevicesResponse
+ */
+export type ListPushDevicesResponse = Message<"auth.v1.ListPushDevicesResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.PushDevice devices = 1;
+   */
+  devices: PushDevice[];
+};
+
+/**
+ * Describes the message auth.v1.ListPushDevicesResponse.
+ * Use `create(ListPushDevicesResponseSchema)` to create a new message.
+ */
+export const ListPushDevicesResponseSchema: GenMessage<ListPushDevicesResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 16);
+
+/**
+ * @generated from message auth.v1.SetPremiumTypeRequest
+ */
+export type SetPremiumTypeRequest = Message<"auth.v1.SetPremiumTypeRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: int32 premium_type = 2;
+   */
+  premiumType: number;
+};
+
+/**
+ * Describes the message auth.v1.SetPremiumTypeRequest.
+ * Use `create(SetPremiumTypeRequestSchema)` to create a new message.
+ */
+export const SetPremiumTypeRequestSchema: GenMessage<SetPremiumTypeRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 17);
+
+/**
+ * @generated from message auth.v1.SetPremiumTypeResponse
+ */
+export type SetPremiumTypeResponse = Message<"auth.v1.SetPremiumTypeResponse"> & {
+  /**
+   * Whether the stored value changed.
+   *
+   * @generated from field: bool changed = 1;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message auth.v1.SetPremiumTypeResponse.
+ * Use `create(SetPremiumTypeResponseSchema)` to create a new message.
+ */
+export const SetPremiumTypeResponseSchema: GenMessage<SetPremiumTypeResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 18);
 
 /**
  * The account service's contract for other services and the edge gateway.
@@ -553,6 +630,17 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof CheckMfaElevationRequestSchema;
     output: typeof CheckMfaElevationResponseSchema;
+  },
+  /**
+   * The device push tokens of the user's live sessions (Register Device), where a push to the
+   * user goes; a session that ended has none.
+   *
+   * @generated from rpc auth.v1.AuthService.ListPushDevices
+   */
+  listPushDevices: {
+    methodKind: "unary";
+    input: typeof ListPushDevicesRequestSchema;
+    output: typeof ListPushDevicesResponseSchema;
   },
   /**
    * Sets the user's premium type (0 none, 1 classic, 2 full, 3 basic) as their billing stands
