@@ -26,6 +26,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
+  // The files of webhook messages (`/attachments/<channel>/<id>/<name>`), from webhooks' object store.
+  [/^\/attachments\/\d+\/\d+\/[^/]+$/, 'webhooks'],
   [/^\/(guilds|channels)(\/|$)/, 'guilds'],
   [/^\/gateway(\/bot)?\/?$/, 'realtime'],
 ];

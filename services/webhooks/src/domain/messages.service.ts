@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, type DomainEvent, type SnowflakeGenerator } from '@kith/platform';
+import { safeFilename, type UploadedFile } from './attachments.service.js';
 import { allowedMentionsConflict, parseMentions } from './mentions.js';
 import {
   checkEmbedTotal,
@@ -27,7 +28,7 @@ export interface ExecuteOptions {
   threadId?: string | undefined;
   withComponents?: boolean;
   /** Files uploaded with the request, already stored. */
-  files?: AttachmentView[];
+  files?: UploadedFile[];
 }
 
 /** A message ready to be saved: the checks are done, `commit` writes it and its event. */
@@ -242,14 +243,14 @@ function checkTags(channel: ChannelInfo, tags: string[]): string[] {
   return [...new Set(tags)];
 }
 
-/** The uploaded files with the filename and description `attachments` gives each (`id` is the file's index). */
-function describeFiles(files: AttachmentView[], refs: AttachmentRef[] | null | undefined): AttachmentView[] {
+/** The uploaded files with the filename and description `attachments` gives each (by the `n` of `files[n]`). */
+function describeFiles(files: UploadedFile[], refs: AttachmentRef[] | null | undefined): AttachmentView[] {
   if (files.length > MAX_FILES)
     throw ApiError.form({ files: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_FILES} or fewer in length.` } });
-  return files.map((file, index) => {
-    const ref = refs?.find((r) => r.id === String(index));
-    const out: AttachmentView = { ...file };
-    if (ref?.filename) out.filename = ref.filename;
+  return files.map((file) => {
+    const ref = refs?.find((r) => r.id === file.index);
+    const out: AttachmentView = { ...file.attachment };
+    if (ref?.filename) out.filename = safeFilename(ref.filename);
     if (ref?.description) out.description = ref.description;
     return out;
   });
