@@ -55,6 +55,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
             forcePathStyle: config.S3_FORCE_PATH_STYLE,
           })
         : new DiskObjectStore(config.ATTACHMENTS_DIR);
+      if (objects instanceof S3ObjectStore) await objects.ensureBucket();
       const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL);
       const limits = { maxFiles: 10, maxFileBytes: config.MAX_FILE_BYTES, maxRequestBytes: config.MAX_REQUEST_BYTES };
       const deletes = new GuildDeletes(

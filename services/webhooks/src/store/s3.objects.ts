@@ -1,6 +1,15 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import type { ObjectStore, StoredObject } from '../domain/ports.js';
 
 export interface S3Options {
@@ -30,6 +39,21 @@ export class S3ObjectStore implements ObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
+  }
+
+  /** Makes the bucket if the store has none yet (a fresh development store); another replica may race it. */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
+    } catch (err) {
+      if (!(err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404)) throw err;
+      try {
+        await this.client.send(new CreateBucketCommand({ Bucket: this.options.bucket }));
+      } catch (createErr) {
+        const name = (createErr as { name?: string }).name;
+        if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw createErr;
+      }
+    }
   }
 
   async putFile(key: string, path: string, size: number, contentType: string): Promise<void> {

@@ -26,6 +26,21 @@ afterAll(async () => {
 });
 
 describe('attachments in an S3-protocol store', () => {
+  it('when the bucket does not exist yet, then the adapter makes it, once however often asked', async () => {
+    const store = new S3ObjectStore({
+      endpoint: s3.endpoint,
+      bucket: 'kith-fresh',
+      region: 'us-east-1',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    });
+    await Promise.all([store.ensureBucket(), store.ensureBucket()]);
+    await store.ensureBucket();
+    expect((await fetch(`${s3.endpoint}/kith-fresh`)).status).toBe(200);
+    store.close();
+  });
+
   it('when the adapter puts, gets and deletes an object, then the store has it and then does not', async () => {
     const store = new S3ObjectStore({
       endpoint: s3.endpoint,
