@@ -12,6 +12,7 @@ import { AuthUsers } from './grpc/auth.users.js';
 import { GrpcGuildDirectory } from './grpc/guilds.directory.js';
 import { attachmentRoutes } from './http/attachments.routes.js';
 import { messageRoutes } from './http/messages.routes.js';
+import { serviceRoutes } from './http/services.routes.js';
 import { webhookRoutes } from './http/webhooks.routes.js';
 import { DiskObjectStore } from './store/disk.objects.js';
 import { PgMessageStore } from './store/messages.store.js';
@@ -70,6 +71,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         routes: (app) => {
           webhookRoutes(app, webhooks);
           messageRoutes(app, { webhooks, messages, attachments, limits, logger: log });
+          serviceRoutes(app, webhooks, messages, log);
           attachmentRoutes(app, attachments);
         },
         closers: [

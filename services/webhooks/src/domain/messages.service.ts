@@ -29,6 +29,8 @@ export interface ExecuteOptions {
   withComponents?: boolean;
   /** Files uploaded with the request, already stored. */
   files?: UploadedFile[];
+  /** A post in another service's format (Execute Service Webhook): not into a forum or media channel itself. */
+  service?: boolean;
 }
 
 /** A message ready to be saved: the checks are done, `commit` writes it and its event. */
@@ -56,7 +58,7 @@ export class MessagesService {
     const attachments = describeFiles(files, input.attachments);
     const empty = !input.content && !input.embeds?.length && attachments.length === 0 && !input.poll && components.length === 0;
     if (empty) throw ApiError.of('EMPTY_MESSAGE');
-    const target = await this.target(webhook, input, opts.threadId);
+    const target = await this.target(webhook, input, opts.threadId, opts.service ?? false);
     const content = input.content ?? '';
     const mentions = await this.mentions(webhook.guildId, content, input.allowed_mentions);
     const now = new Date();
@@ -150,10 +152,12 @@ export class MessagesService {
     webhook: WebhookRecord,
     input: ExecuteInput,
     threadId: string | undefined,
+    service: boolean,
   ): Promise<{ channelId: string; unarchive?: () => Promise<void>; create?: (m: MessageRecord) => Promise<void> }> {
     const channel = await this.deps.guilds.channel(webhook.channelId);
     if (!channel) throw ApiError.of('UNKNOWN_CHANNEL');
     const threadOnly = THREAD_ONLY_TYPES.has(channel.type);
+    if (service && threadOnly && threadId === undefined) throw ApiError.of('SERVICE_IN_FORUM');
     if (threadId !== undefined) {
       if (input.thread_name != null) throw ApiError.of('FORUM_THREAD_CONFLICT');
       const thread = await this.deps.guilds.channel(threadId);
