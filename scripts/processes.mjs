@@ -15,7 +15,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
     {
       name: 'auth',
       dir: 'services/auth',
-      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
+      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051), INVITES_GRPC_ADDR: `${host}:${port(50053)}` },
       readyUrl: `http://${host}:${port(8101)}/readyz`,
     },
     {
@@ -34,6 +34,18 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
       dir: 'services/guilds',
       env: { HTTP_PORT: port(8104), GRPC_PORT: port(50054), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
       readyUrl: `http://${host}:${port(8104)}/readyz`,
+    },
+    {
+      name: 'invites',
+      dir: 'services/invites',
+      env: {
+        HTTP_PORT: port(8103),
+        GRPC_PORT: port(50053),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+      },
+      readyUrl: `http://${host}:${port(8103)}/readyz`,
     },
     {
       // Local development GIF providers and streaming platforms (see services/integrations/src/dev).
@@ -125,6 +137,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
         SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
         GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
+        INVITES_HTTP_URL: `http://${host}:${port(8103)}`,
         INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
         BILLING_HTTP_URL: `http://${host}:${port(8106)}`,
         WEBHOOKS_HTTP_URL: `http://${host}:${port(8107)}`,

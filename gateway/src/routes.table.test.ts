@@ -24,6 +24,8 @@ describe('serviceFor', () => {
     ['/users/@me/game-relationships/123/456', 'social'],
     ['/friend-suggestions', 'social'],
     ['/friend-suggestions/123', 'social'],
+    ['/users/123', 'social'],
+    ['/users/123/profile', 'social'],
     // guilds
     ['/guilds', 'guilds'],
     ['/guilds/1', 'guilds'],
@@ -68,7 +70,8 @@ describe('serviceFor', () => {
     // nobody's
     ['/', undefined],
     ['/nope', undefined],
-    ['/users/123', undefined],
+    ['/users/123/settings', undefined],
+    ['/users/abc', undefined],
     ['/users/@meh', undefined],
     ['/authx', undefined],
     ['/v8/users/@me', undefined],

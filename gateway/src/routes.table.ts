@@ -12,6 +12,9 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me\/channels(\/|$)/, 'guilds'],
   [/^\/users\/@me\/(relationships|game-relationships)(\/|$)/, 'social'],
   [/^\/friend-suggestions(\/|$)/, 'social'],
+  // Other users by id and their profiles: social holds what decides who may see one (friends,
+  // suggestions, requests) and already asks auth for users and guilds for mutual guilds.
+  [/^\/users\/\d+(\/profile)?\/?$/, 'social'],
   [/^\/users\/@me\/billing(\/|$)/, 'billing'],
   [/^\/store(\/|$)/, 'billing'],
   [/^\/users\/@me\/invites(\/|$)/, 'invites'],

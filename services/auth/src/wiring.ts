@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { addService, type ServiceParts, type ServiceWiring } from '@kith/platform';
+import { addService, createClient, type ServiceParts, type ServiceWiring } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
+import { InvitesService } from '@kith/proto/invites/v1/invites';
 import type { AuthConfig } from './config.js';
 import { createMailer } from './delivery/mail.js';
 import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
-import { AccountsService } from './domain/accounts.service.js';
+import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
 import { GuessLimits } from './domain/guards/guesses.js';
 import { HandoffService } from './domain/handoff.service.js';
@@ -35,6 +36,7 @@ import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
+import { GrpcInviteRedeemer } from './grpc/invites.client.js';
 import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
 import { handoffRoutes } from './http/handoff.routes.js';
@@ -153,12 +155,13 @@ function factors(config: AuthConfig, { ids, logger }: Parts, s: Stores, b: Basic
 type Factors = ReturnType<typeof factors>;
 
 /** Registration, login and its helpers. */
-function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Factors) {
+function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Factors, invites: InviteRedeemer) {
   const phones = new PhoneVerificationService(s.values, b.limiter, b.sms, logger, (phone) => s.recovery.isBlacklisted(phone));
   const fingerprints = new FingerprintsService(s.values, ids, b.limiter);
   const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger, phones);
   const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations };
-  const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, new RegistrationGate(phones, fingerprints));
+  const gate = new RegistrationGate(phones, fingerprints);
+  const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, gate, invites);
   const usernames = new UsernamesService(s.users, (basis) => accounts.suggestUsername(basis));
   return { phones, fingerprints, locations, accounts, usernames, handoff: new HandoffService(s.values, s.users, b.sessions) };
 }
@@ -191,7 +194,8 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
   const b = basics(config, parts, s);
   const g = guards(config, parts, s, b);
   const f = factors(config, parts, s, b, g);
-  const e = entry(parts, s, b, g, f);
+  const invitesClient = createClient(InvitesService, config.INVITES_GRPC_ADDR);
+  const e = entry(parts, s, b, g, f, new GrpcInviteRedeemer(invitesClient, parts.logger));
   const r = recovery(config, parts, s, b, g, f, e);
   const changes = new AccountChangesService(s.users, s.accounts, b.passwords, f.mfa, f.elevation, b.sessions, (before) =>
     r.emailChanged(before),
@@ -212,7 +216,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       // The platform's 429 for every limit above (login failures, guesses, SMS sends).
       app.use(rateLimited);
     },
-    closers: [() => b.mailer.close()],
+    closers: [() => b.mailer.close(), async () => invitesClient.close()],
     grpc: (server) => {
       addService(server, AuthService, authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation), parts.logger);
       return [AuthService.typeName];

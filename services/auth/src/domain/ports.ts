@@ -41,7 +41,7 @@ export interface UserRow {
 }
 
 /** What anyone may see of a user: the partial user object's columns. */
-export type PublicUserRow = Pick<UserRow, 'id' | 'username' | 'discriminator' | 'global_name' | 'avatar' | 'public_flags' | 'bot'>;
+export type PublicUserRow = Pick<UserRow, 'id' | 'username' | 'discriminator' | 'global_name' | 'avatar' | 'public_flags' | 'bot' | 'bio'>;
 
 /** A new account; what is left out takes the store's defaults. */
 export type NewUser = Pick<
