@@ -67,6 +67,7 @@ describe('serviceFor', () => {
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
     ['/webhooks/1/secret-token', 'webhooks'],
+    ['/attachments/1/2/cat.png', 'webhooks'],
     // realtime
     ['/gateway', 'realtime'],
     ['/gateway/bot', 'realtime'],

@@ -30,6 +30,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
   [/^\/(applications|oauth2)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
+  // The files of webhook messages (`/attachments/<channel>/<id>/<name>`), from webhooks' object store.
+  [/^\/attachments\/\d+\/\d+\/[^/]+$/, 'webhooks'],
   [/^\/(guilds|channels)(\/|$)/, 'guilds'],
   [/^\/gateway(\/bot)?\/?$/, 'realtime'],
 ];
