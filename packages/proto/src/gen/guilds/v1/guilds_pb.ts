@@ -12,7 +12,148 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file guilds/v1/guilds.proto.
  */
 export const file_guilds_v1_guilds: GenFile = /*@__PURE__*/
-  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAki6wUKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSGAoLZGVzY3JpcHRpb24YCSABKAlIAIgBARIOCgZzcGxhc2gYCiABKAkSDgoGYmFubmVyGAsgASgJEhYKDmFma19jaGFubmVsX2lkGAwgASgJEhMKC2Fma190aW1lb3V0GA0gASgFEhkKEXN5c3RlbV9jaGFubmVsX2lkGA4gASgJEhwKFHN5c3RlbV9jaGFubmVsX2ZsYWdzGA8gASgFEhgKEHJ1bGVzX2NoYW5uZWxfaWQYECABKAkSIQoZcHVibGljX3VwZGF0ZXNfY2hhbm5lbF9pZBgRIAEoCRIaChJ2ZXJpZmljYXRpb25fbGV2ZWwYEiABKAUSJQodZGVmYXVsdF9tZXNzYWdlX25vdGlmaWNhdGlvbnMYEyABKAUSHwoXZXhwbGljaXRfY29udGVudF9maWx0ZXIYFCABKAUSEQoJbWZhX2xldmVsGBUgASgFEhIKCm5zZndfbGV2ZWwYFiABKAUSGAoQcHJlZmVycmVkX2xvY2FsZRgXIAEoCRIkChxwcmVtaXVtX3Byb2dyZXNzX2Jhcl9lbmFibGVkGBggASgIEhQKDHByZW1pdW1fdGllchgZIAEoBRIiChpwcmVtaXVtX3N1YnNjcmlwdGlvbl9jb3VudBgaIAEoBRITCgttYXhfbWVtYmVycxgbIAEoBRIeCgVyb2xlcxgcIAMoCzIPLmd1aWxkcy52MS5Sb2xlEhcKD3Zhbml0eV91cmxfY29kZRgdIAEoCUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24iQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIn0KEEFkZE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCgl0ZW1wb3JhcnkYBCABKAgSDQoFZ3Vlc3QYBSABKAgSEgoKY2hhbm5lbF9pZBgGIAEoCSKbAQoRQWRkTWVtYmVyUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIWCg5hbHJlYWR5X21lbWJlchgCIAEoCBIhCgZtZW1iZXIYAyABKAsyES5ndWlsZHMudjEuTWVtYmVyEiUKBWd1aWxkGAUgASgLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlSgQIBBAFUgpndWlsZF9qc29uIjgKE1JlbW92ZU1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSInChRSZW1vdmVNZW1iZXJSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIjoKE0FkZFJlY2lwaWVudFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIn4KFEFkZFJlY2lwaWVudFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSGQoRYWxyZWFkeV9yZWNpcGllbnQYAiABKAgSIwoHY2hhbm5lbBgEIAEoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIAxAEUgxjaGFubmVsX2pzb24iSwoZTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSJPChtMaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSIuChpMaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSIwChxMaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIicKFEdldFJlYWR5U3RhdGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkisAEKFUdldFJlYWR5U3RhdGVSZXNwb25zZRIRCglndWlsZF9pZHMYAyADKAkSJgoGZ3VpbGRzGAQgAygLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlEiwKEHByaXZhdGVfY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAEQAkoECAIQA1ILZ3VpbGRzX2pzb25SFXByaXZhdGVfY2hhbm5lbHNfanNvbiJDChlMaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFQoNb3RoZXJfdXNlcl9pZBgCIAEoCSJXChpMaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRIRCglndWlsZF9pZHMYASADKAkSJgoGZ3VpbGRzGAIgAygLMhYuZ3VpbGRzLnYxLk11dHVhbEd1aWxkIi8KC011dHVhbEd1aWxkEgoKAmlkGAEgASgJEhQKDG1lbWJlcl9jb3VudBgCIAEoBSKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwysQcKDUd1aWxkc1NlcnZpY2USWwoQQ2hlY2tQZXJtaXNzaW9ucxIiLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVxdWVzdBojLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVzcG9uc2USQwoIR2V0R3VpbGQSGi5ndWlsZHMudjEuR2V0R3VpbGRSZXF1ZXN0GhsuZ3VpbGRzLnYxLkdldEd1aWxkUmVzcG9uc2USSQoKR2V0Q2hhbm5lbBIcLmd1aWxkcy52MS5HZXRDaGFubmVsUmVxdWVzdBodLmd1aWxkcy52MS5HZXRDaGFubmVsUmVzcG9uc2USRgoJR2V0TWVtYmVyEhsuZ3VpbGRzLnYxLkdldE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuR2V0TWVtYmVyUmVzcG9uc2USRgoJQWRkTWVtYmVyEhsuZ3VpbGRzLnYxLkFkZE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuQWRkTWVtYmVyUmVzcG9uc2USTwoMUmVtb3ZlTWVtYmVyEh4uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaHy5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTwoMQWRkUmVjaXBpZW50Eh4uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlcXVlc3QaHy5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVzcG9uc2USYQoSTGlzdEd1aWxkTWVtYmVySWRzEiQuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVzcG9uc2USZwoUTGlzdENoYW5uZWxWaWV3ZXJJZHMSJi5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0GicuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USUgoNR2V0UmVhZHlTdGF0ZRIfLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVxdWVzdBogLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVzcG9uc2USYQoSTGlzdE11dHVhbEd1aWxkSWRzEiQuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
+  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiOgoYQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEgwKBG5hbWUYAiABKAkiTgoZQ3JlYXRlTWFuYWdlZFJvbGVSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEh0KBHJvbGUYAiABKAsyDy5ndWlsZHMudjEuUm9sZSI9ChhEZWxldGVNYW5hZ2VkUm9sZVJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHcm9sZV9pZBgCIAEoCSIsChlEZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlEg8KB2RlbGV0ZWQYASABKAgiXAoVU2V0TWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDwoHcm9sZV9pZBgDIAEoCRIPCgdwcmVzZW50GAQgASgIIjkKFlNldE1hbmFnZWRSb2xlUmVzcG9uc2USDgoGbWVtYmVyGAEgASgIEg8KB2NoYW5nZWQYAiABKAgiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAki6wUKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSGAoLZGVzY3JpcHRpb24YCSABKAlIAIgBARIOCgZzcGxhc2gYCiABKAkSDgoGYmFubmVyGAsgASgJEhYKDmFma19jaGFubmVsX2lkGAwgASgJEhMKC2Fma190aW1lb3V0GA0gASgFEhkKEXN5c3RlbV9jaGFubmVsX2lkGA4gASgJEhwKFHN5c3RlbV9jaGFubmVsX2ZsYWdzGA8gASgFEhgKEHJ1bGVzX2NoYW5uZWxfaWQYECABKAkSIQoZcHVibGljX3VwZGF0ZXNfY2hhbm5lbF9pZBgRIAEoCRIaChJ2ZXJpZmljYXRpb25fbGV2ZWwYEiABKAUSJQodZGVmYXVsdF9tZXNzYWdlX25vdGlmaWNhdGlvbnMYEyABKAUSHwoXZXhwbGljaXRfY29udGVudF9maWx0ZXIYFCABKAUSEQoJbWZhX2xldmVsGBUgASgFEhIKCm5zZndfbGV2ZWwYFiABKAUSGAoQcHJlZmVycmVkX2xvY2FsZRgXIAEoCRIkChxwcmVtaXVtX3Byb2dyZXNzX2Jhcl9lbmFibGVkGBggASgIEhQKDHByZW1pdW1fdGllchgZIAEoBRIiChpwcmVtaXVtX3N1YnNjcmlwdGlvbl9jb3VudBgaIAEoBRITCgttYXhfbWVtYmVycxgbIAEoBRIeCgVyb2xlcxgcIAMoCzIPLmd1aWxkcy52MS5Sb2xlEhcKD3Zhbml0eV91cmxfY29kZRgdIAEoCUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24iQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIn0KEEFkZE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCgl0ZW1wb3JhcnkYBCABKAgSDQoFZ3Vlc3QYBSABKAgSEgoKY2hhbm5lbF9pZBgGIAEoCSKbAQoRQWRkTWVtYmVyUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIWCg5hbHJlYWR5X21lbWJlchgCIAEoCBIhCgZtZW1iZXIYAyABKAsyES5ndWlsZHMudjEuTWVtYmVyEiUKBWd1aWxkGAUgASgLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlSgQIBBAFUgpndWlsZF9qc29uIjgKE1JlbW92ZU1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSInChRSZW1vdmVNZW1iZXJSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIjoKE0FkZFJlY2lwaWVudFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIn4KFEFkZFJlY2lwaWVudFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSGQoRYWxyZWFkeV9yZWNpcGllbnQYAiABKAgSIwoHY2hhbm5lbBgEIAEoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIAxAEUgxjaGFubmVsX2pzb24iSwoZTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSJPChtMaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSIuChpMaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSIwChxMaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIicKFEdldFJlYWR5U3RhdGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkisAEKFUdldFJlYWR5U3RhdGVSZXNwb25zZRIRCglndWlsZF9pZHMYAyADKAkSJgoGZ3VpbGRzGAQgAygLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlEiwKEHByaXZhdGVfY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAEQAkoECAIQA1ILZ3VpbGRzX2pzb25SFXByaXZhdGVfY2hhbm5lbHNfanNvbiJDChlMaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFQoNb3RoZXJfdXNlcl9pZBgCIAEoCSJXChpMaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRIRCglndWlsZF9pZHMYASADKAkSJgoGZ3VpbGRzGAIgAygLMhYuZ3VpbGRzLnYxLk11dHVhbEd1aWxkIi8KC011dHVhbEd1aWxkEgoKAmlkGAEgASgJEhQKDG1lbWJlcl9jb3VudBgCIAEoBSKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwyyAkKDUd1aWxkc1NlcnZpY2USWwoQQ2hlY2tQZXJtaXNzaW9ucxIiLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVxdWVzdBojLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVzcG9uc2USQwoIR2V0R3VpbGQSGi5ndWlsZHMudjEuR2V0R3VpbGRSZXF1ZXN0GhsuZ3VpbGRzLnYxLkdldEd1aWxkUmVzcG9uc2USSQoKR2V0Q2hhbm5lbBIcLmd1aWxkcy52MS5HZXRDaGFubmVsUmVxdWVzdBodLmd1aWxkcy52MS5HZXRDaGFubmVsUmVzcG9uc2USRgoJR2V0TWVtYmVyEhsuZ3VpbGRzLnYxLkdldE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuR2V0TWVtYmVyUmVzcG9uc2USRgoJQWRkTWVtYmVyEhsuZ3VpbGRzLnYxLkFkZE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuQWRkTWVtYmVyUmVzcG9uc2USTwoMUmVtb3ZlTWVtYmVyEh4uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaHy5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTwoMQWRkUmVjaXBpZW50Eh4uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlcXVlc3QaHy5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVzcG9uc2USYQoSTGlzdEd1aWxkTWVtYmVySWRzEiQuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVzcG9uc2USZwoUTGlzdENoYW5uZWxWaWV3ZXJJZHMSJi5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0GicuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USUgoNR2V0UmVhZHlTdGF0ZRIfLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVxdWVzdBogLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVzcG9uc2USYQoSTGlzdE11dHVhbEd1aWxkSWRzEiQuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVzcG9uc2USXgoRQ3JlYXRlTWFuYWdlZFJvbGUSIy5ndWlsZHMudjEuQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0GiQuZ3VpbGRzLnYxLkNyZWF0ZU1hbmFnZWRSb2xlUmVzcG9uc2USXgoRRGVsZXRlTWFuYWdlZFJvbGUSIy5ndWlsZHMudjEuRGVsZXRlTWFuYWdlZFJvbGVSZXF1ZXN0GiQuZ3VpbGRzLnYxLkRlbGV0ZU1hbmFnZWRSb2xlUmVzcG9uc2USVQoOU2V0TWFuYWdlZFJvbGUSIC5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVSZXF1ZXN0GiEuZ3VpbGRzLnYxLlNldE1hbmFnZWRSb2xlUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
+
+/**
+ * @generated from message guilds.v1.CreateManagedRoleRequest
+ */
+export type CreateManagedRoleRequest = Message<"guilds.v1.CreateManagedRoleRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message guilds.v1.CreateManagedRoleRequest.
+ * Use `create(CreateManagedRoleRequestSchema)` to create a new message.
+ */
+export const CreateManagedRoleRequestSchema: GenMessage<CreateManagedRoleRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 0);
+
+/**
+ * @generated from message guilds.v1.CreateManagedRoleResponse
+ */
+export type CreateManagedRoleResponse = Message<"guilds.v1.CreateManagedRoleResponse"> & {
+  /**
+   * 0, or 10004 unknown guild, 30005 too many roles.
+   *
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+
+  /**
+   * @generated from field: guilds.v1.Role role = 2;
+   */
+  role?: Role | undefined;
+};
+
+/**
+ * Describes the message guilds.v1.CreateManagedRoleResponse.
+ * Use `create(CreateManagedRoleResponseSchema)` to create a new message.
+ */
+export const CreateManagedRoleResponseSchema: GenMessage<CreateManagedRoleResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 1);
+
+/**
+ * @generated from message guilds.v1.DeleteManagedRoleRequest
+ */
+export type DeleteManagedRoleRequest = Message<"guilds.v1.DeleteManagedRoleRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string role_id = 2;
+   */
+  roleId: string;
+};
+
+/**
+ * Describes the message guilds.v1.DeleteManagedRoleRequest.
+ * Use `create(DeleteManagedRoleRequestSchema)` to create a new message.
+ */
+export const DeleteManagedRoleRequestSchema: GenMessage<DeleteManagedRoleRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 2);
+
+/**
+ * @generated from message guilds.v1.DeleteManagedRoleResponse
+ */
+export type DeleteManagedRoleResponse = Message<"guilds.v1.DeleteManagedRoleResponse"> & {
+  /**
+   * @generated from field: bool deleted = 1;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.DeleteManagedRoleResponse.
+ * Use `create(DeleteManagedRoleResponseSchema)` to create a new message.
+ */
+export const DeleteManagedRoleResponseSchema: GenMessage<DeleteManagedRoleResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 3);
+
+/**
+ * @generated from message guilds.v1.SetManagedRoleRequest
+ */
+export type SetManagedRoleRequest = Message<"guilds.v1.SetManagedRoleRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string role_id = 3;
+   */
+  roleId: string;
+
+  /**
+   * @generated from field: bool present = 4;
+   */
+  present: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRoleRequest.
+ * Use `create(SetManagedRoleRequestSchema)` to create a new message.
+ */
+export const SetManagedRoleRequestSchema: GenMessage<SetManagedRoleRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 4);
+
+/**
+ * @generated from message guilds.v1.SetManagedRoleResponse
+ */
+export type SetManagedRoleResponse = Message<"guilds.v1.SetManagedRoleResponse"> & {
+  /**
+   * @generated from field: bool member = 1;
+   */
+  member: boolean;
+
+  /**
+   * The member's roles changed.
+   *
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRoleResponse.
+ * Use `create(SetManagedRoleResponseSchema)` to create a new message.
+ */
+export const SetManagedRoleResponseSchema: GenMessage<SetManagedRoleResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 5);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsRequest
@@ -46,7 +187,7 @@ export type CheckPermissionsRequest = Message<"guilds.v1.CheckPermissionsRequest
  * Use `create(CheckPermissionsRequestSchema)` to create a new message.
  */
 export const CheckPermissionsRequestSchema: GenMessage<CheckPermissionsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 0);
+  messageDesc(file_guilds_v1_guilds, 6);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsResponse
@@ -75,7 +216,7 @@ export type CheckPermissionsResponse = Message<"guilds.v1.CheckPermissionsRespon
  * Use `create(CheckPermissionsResponseSchema)` to create a new message.
  */
 export const CheckPermissionsResponseSchema: GenMessage<CheckPermissionsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 1);
+  messageDesc(file_guilds_v1_guilds, 7);
 
 /**
  * @generated from message guilds.v1.GetGuildRequest
@@ -92,7 +233,7 @@ export type GetGuildRequest = Message<"guilds.v1.GetGuildRequest"> & {
  * Use `create(GetGuildRequestSchema)` to create a new message.
  */
 export const GetGuildRequestSchema: GenMessage<GetGuildRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 2);
+  messageDesc(file_guilds_v1_guilds, 8);
 
 /**
  * The guild object (GET /guilds/{id}), with its roles.
@@ -258,7 +399,7 @@ export type Guild = Message<"guilds.v1.Guild"> & {
  * Use `create(GuildSchema)` to create a new message.
  */
 export const GuildSchema: GenMessage<Guild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 3);
+  messageDesc(file_guilds_v1_guilds, 9);
 
 /**
  * @generated from message guilds.v1.GetGuildResponse
@@ -280,7 +421,7 @@ export type GetGuildResponse = Message<"guilds.v1.GetGuildResponse"> & {
  * Use `create(GetGuildResponseSchema)` to create a new message.
  */
 export const GetGuildResponseSchema: GenMessage<GetGuildResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 4);
+  messageDesc(file_guilds_v1_guilds, 10);
 
 /**
  * @generated from message guilds.v1.GetChannelRequest
@@ -297,7 +438,7 @@ export type GetChannelRequest = Message<"guilds.v1.GetChannelRequest"> & {
  * Use `create(GetChannelRequestSchema)` to create a new message.
  */
 export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 5);
+  messageDesc(file_guilds_v1_guilds, 11);
 
 /**
  * The channel object of every kind: guild channels, threads, DMs and group DMs. Which fields
@@ -484,7 +625,7 @@ export type Channel = Message<"guilds.v1.Channel"> & {
  * Use `create(ChannelSchema)` to create a new message.
  */
 export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 6);
+  messageDesc(file_guilds_v1_guilds, 12);
 
 /**
  * @generated from message guilds.v1.GetChannelResponse
@@ -506,7 +647,7 @@ export type GetChannelResponse = Message<"guilds.v1.GetChannelResponse"> & {
  * Use `create(GetChannelResponseSchema)` to create a new message.
  */
 export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 7);
+  messageDesc(file_guilds_v1_guilds, 13);
 
 /**
  * @generated from message guilds.v1.GetMemberRequest
@@ -528,7 +669,7 @@ export type GetMemberRequest = Message<"guilds.v1.GetMemberRequest"> & {
  * Use `create(GetMemberRequestSchema)` to create a new message.
  */
 export const GetMemberRequestSchema: GenMessage<GetMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 8);
+  messageDesc(file_guilds_v1_guilds, 14);
 
 /**
  * A guild member. Timestamps are ISO 8601.
@@ -615,7 +756,7 @@ export type Member = Message<"guilds.v1.Member"> & {
  * Use `create(MemberSchema)` to create a new message.
  */
 export const MemberSchema: GenMessage<Member> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 9);
+  messageDesc(file_guilds_v1_guilds, 15);
 
 /**
  * @generated from message guilds.v1.GetMemberResponse
@@ -637,7 +778,7 @@ export type GetMemberResponse = Message<"guilds.v1.GetMemberResponse"> & {
  * Use `create(GetMemberResponseSchema)` to create a new message.
  */
 export const GetMemberResponseSchema: GenMessage<GetMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 10);
+  messageDesc(file_guilds_v1_guilds, 16);
 
 /**
  * @generated from message guilds.v1.AddMemberRequest
@@ -683,7 +824,7 @@ export type AddMemberRequest = Message<"guilds.v1.AddMemberRequest"> & {
  * Use `create(AddMemberRequestSchema)` to create a new message.
  */
 export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 11);
+  messageDesc(file_guilds_v1_guilds, 17);
 
 /**
  * @generated from message guilds.v1.AddMemberResponse
@@ -720,7 +861,7 @@ export type AddMemberResponse = Message<"guilds.v1.AddMemberResponse"> & {
  * Use `create(AddMemberResponseSchema)` to create a new message.
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 12);
+  messageDesc(file_guilds_v1_guilds, 18);
 
 /**
  * @generated from message guilds.v1.RemoveMemberRequest
@@ -742,7 +883,7 @@ export type RemoveMemberRequest = Message<"guilds.v1.RemoveMemberRequest"> & {
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 13);
+  messageDesc(file_guilds_v1_guilds, 19);
 
 /**
  * @generated from message guilds.v1.RemoveMemberResponse
@@ -759,7 +900,7 @@ export type RemoveMemberResponse = Message<"guilds.v1.RemoveMemberResponse"> & {
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 14);
+  messageDesc(file_guilds_v1_guilds, 20);
 
 /**
  * @generated from message guilds.v1.AddRecipientRequest
@@ -781,7 +922,7 @@ export type AddRecipientRequest = Message<"guilds.v1.AddRecipientRequest"> & {
  * Use `create(AddRecipientRequestSchema)` to create a new message.
  */
 export const AddRecipientRequestSchema: GenMessage<AddRecipientRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 15);
+  messageDesc(file_guilds_v1_guilds, 21);
 
 /**
  * @generated from message guilds.v1.AddRecipientResponse
@@ -812,7 +953,7 @@ export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
  * Use `create(AddRecipientResponseSchema)` to create a new message.
  */
 export const AddRecipientResponseSchema: GenMessage<AddRecipientResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 16);
+  messageDesc(file_guilds_v1_guilds, 22);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsRequest
@@ -841,7 +982,7 @@ export type ListGuildMemberIdsRequest = Message<"guilds.v1.ListGuildMemberIdsReq
  * Use `create(ListGuildMemberIdsRequestSchema)` to create a new message.
  */
 export const ListGuildMemberIdsRequestSchema: GenMessage<ListGuildMemberIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 17);
+  messageDesc(file_guilds_v1_guilds, 23);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsRequest
@@ -868,7 +1009,7 @@ export type ListChannelViewerIdsRequest = Message<"guilds.v1.ListChannelViewerId
  * Use `create(ListChannelViewerIdsRequestSchema)` to create a new message.
  */
 export const ListChannelViewerIdsRequestSchema: GenMessage<ListChannelViewerIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 18);
+  messageDesc(file_guilds_v1_guilds, 24);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsResponse
@@ -885,7 +1026,7 @@ export type ListGuildMemberIdsResponse = Message<"guilds.v1.ListGuildMemberIdsRe
  * Use `create(ListGuildMemberIdsResponseSchema)` to create a new message.
  */
 export const ListGuildMemberIdsResponseSchema: GenMessage<ListGuildMemberIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 19);
+  messageDesc(file_guilds_v1_guilds, 25);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsResponse
@@ -902,7 +1043,7 @@ export type ListChannelViewerIdsResponse = Message<"guilds.v1.ListChannelViewerI
  * Use `create(ListChannelViewerIdsResponseSchema)` to create a new message.
  */
 export const ListChannelViewerIdsResponseSchema: GenMessage<ListChannelViewerIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 20);
+  messageDesc(file_guilds_v1_guilds, 26);
 
 /**
  * @generated from message guilds.v1.GetReadyStateRequest
@@ -919,7 +1060,7 @@ export type GetReadyStateRequest = Message<"guilds.v1.GetReadyStateRequest"> & {
  * Use `create(GetReadyStateRequestSchema)` to create a new message.
  */
 export const GetReadyStateRequestSchema: GenMessage<GetReadyStateRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 21);
+  messageDesc(file_guilds_v1_guilds, 27);
 
 /**
  * @generated from message guilds.v1.GetReadyStateResponse
@@ -950,7 +1091,7 @@ export type GetReadyStateResponse = Message<"guilds.v1.GetReadyStateResponse"> &
  * Use `create(GetReadyStateResponseSchema)` to create a new message.
  */
 export const GetReadyStateResponseSchema: GenMessage<GetReadyStateResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 22);
+  messageDesc(file_guilds_v1_guilds, 28);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsRequest
@@ -972,7 +1113,7 @@ export type ListMutualGuildIdsRequest = Message<"guilds.v1.ListMutualGuildIdsReq
  * Use `create(ListMutualGuildIdsRequestSchema)` to create a new message.
  */
 export const ListMutualGuildIdsRequestSchema: GenMessage<ListMutualGuildIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 23);
+  messageDesc(file_guilds_v1_guilds, 29);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsResponse
@@ -996,7 +1137,7 @@ export type ListMutualGuildIdsResponse = Message<"guilds.v1.ListMutualGuildIdsRe
  * Use `create(ListMutualGuildIdsResponseSchema)` to create a new message.
  */
 export const ListMutualGuildIdsResponseSchema: GenMessage<ListMutualGuildIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 24);
+  messageDesc(file_guilds_v1_guilds, 30);
 
 /**
  * @generated from message guilds.v1.MutualGuild
@@ -1018,7 +1159,7 @@ export type MutualGuild = Message<"guilds.v1.MutualGuild"> & {
  * Use `create(MutualGuildSchema)` to create a new message.
  */
 export const MutualGuildSchema: GenMessage<MutualGuild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 25);
+  messageDesc(file_guilds_v1_guilds, 31);
 
 /**
  * The platform's role object.
@@ -1094,7 +1235,7 @@ export type Role = Message<"guilds.v1.Role"> & {
  * Use `create(RoleSchema)` to create a new message.
  */
 export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 26);
+  messageDesc(file_guilds_v1_guilds, 32);
 
 /**
  * A channel permission overwrite: type 0 role, 1 member.
@@ -1128,7 +1269,7 @@ export type PermissionOverwrite = Message<"guilds.v1.PermissionOverwrite"> & {
  * Use `create(PermissionOverwriteSchema)` to create a new message.
  */
 export const PermissionOverwriteSchema: GenMessage<PermissionOverwrite> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 27);
+  messageDesc(file_guilds_v1_guilds, 33);
 
 /**
  * @generated from message guilds.v1.ThreadMetadata
@@ -1172,7 +1313,7 @@ export type ThreadMetadata = Message<"guilds.v1.ThreadMetadata"> & {
  * Use `create(ThreadMetadataSchema)` to create a new message.
  */
 export const ThreadMetadataSchema: GenMessage<ThreadMetadata> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 28);
+  messageDesc(file_guilds_v1_guilds, 34);
 
 /**
  * A tag of a forum or media channel.
@@ -1211,7 +1352,7 @@ export type ForumTag = Message<"guilds.v1.ForumTag"> & {
  * Use `create(ForumTagSchema)` to create a new message.
  */
 export const ForumTagSchema: GenMessage<ForumTag> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 29);
+  messageDesc(file_guilds_v1_guilds, 35);
 
 /**
  * @generated from message guilds.v1.DefaultReaction
@@ -1233,7 +1374,7 @@ export type DefaultReaction = Message<"guilds.v1.DefaultReaction"> & {
  * Use `create(DefaultReactionSchema)` to create a new message.
  */
 export const DefaultReactionSchema: GenMessage<DefaultReaction> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 30);
+  messageDesc(file_guilds_v1_guilds, 36);
 
 /**
  * @generated from message guilds.v1.AppliedTags
@@ -1250,7 +1391,7 @@ export type AppliedTags = Message<"guilds.v1.AppliedTags"> & {
  * Use `create(AppliedTagsSchema)` to create a new message.
  */
 export const AppliedTagsSchema: GenMessage<AppliedTags> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 31);
+  messageDesc(file_guilds_v1_guilds, 37);
 
 /**
  * A guild as GUILD_CREATE and READY carry it for one member: the guild, the channels and threads
@@ -1297,7 +1438,7 @@ export type GuildCreate = Message<"guilds.v1.GuildCreate"> & {
  * Use `create(GuildCreateSchema)` to create a new message.
  */
 export const GuildCreateSchema: GenMessage<GuildCreate> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 32);
+  messageDesc(file_guilds_v1_guilds, 38);
 
 /**
  * The guilds service's contract for other services: permissions, lookups, membership changes
@@ -1417,6 +1558,37 @@ export const GuildsService: GenService<{
     methodKind: "unary";
     input: typeof ListMutualGuildIdsRequestSchema;
     output: typeof ListMutualGuildIdsResponseSchema;
+  },
+  /**
+   * A role an integration manages (a streaming integration's subscribers): `managed`, no
+   * permissions, just above @everyone; members cannot be given or stripped of it by hand.
+   *
+   * @generated from rpc guilds.v1.GuildsService.CreateManagedRole
+   */
+  createManagedRole: {
+    methodKind: "unary";
+    input: typeof CreateManagedRoleRequestSchema;
+    output: typeof CreateManagedRoleResponseSchema;
+  },
+  /**
+   * Deletes a managed role (its integration is gone); not found or not managed: `deleted` false.
+   *
+   * @generated from rpc guilds.v1.GuildsService.DeleteManagedRole
+   */
+  deleteManagedRole: {
+    methodKind: "unary";
+    input: typeof DeleteManagedRoleRequestSchema;
+    output: typeof DeleteManagedRoleResponseSchema;
+  },
+  /**
+   * Gives (`present`) or takes a managed role from a member; `member` false when they are not one.
+   *
+   * @generated from rpc guilds.v1.GuildsService.SetManagedRole
+   */
+  setManagedRole: {
+    methodKind: "unary";
+    input: typeof SetManagedRoleRequestSchema;
+    output: typeof SetManagedRoleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_guilds_v1_guilds, 0);
