@@ -23,7 +23,11 @@ export class StreamingStandIn {
 
   constructor(private readonly clients: Partial<Record<Platform, { id: string; secret: string }>> = {}) {
     this.addAccount('twitch', { id: '141981764', name: 'KithDev' });
+    this.addAccount('twitch', { id: '141981765', name: 'KithFan' });
+    this.subscribers.twitch.set('141981764', ['141981765']);
     this.addAccount('youtube', { id: 'UC_kith_development_channel', name: 'Kith Dev' });
+    this.addAccount('youtube', { id: 'UC_kith_development_member', name: 'Kith Member' });
+    this.subscribers.youtube.set('UC_kith_development_channel', ['UC_kith_development_member']);
   }
 
   addAccount(platform: Platform, account: Account): void {
