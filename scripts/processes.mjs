@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
@@ -12,7 +13,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
     {
       name: 'auth',
       dir: 'services/auth',
-      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
+      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051), INVITES_GRPC_ADDR: `${host}:${port(50053)}` },
       readyUrl: `http://${host}:${port(8101)}/readyz`,
     },
     {
@@ -31,6 +32,18 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
       dir: 'services/guilds',
       env: { HTTP_PORT: port(8104), GRPC_PORT: port(50054), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
       readyUrl: `http://${host}:${port(8104)}/readyz`,
+    },
+    {
+      name: 'invites',
+      dir: 'services/invites',
+      env: {
+        HTTP_PORT: port(8103),
+        GRPC_PORT: port(50053),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+      },
+      readyUrl: `http://${host}:${port(8103)}/readyz`,
     },
     {
       // Local development GIF providers and streaming platforms (see services/integrations/src/dev).
@@ -88,6 +101,22 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
       readyUrl: `http://${host}:${port(8106)}/readyz`,
     },
     {
+      name: 'webhooks',
+      dir: 'services/webhooks',
+      env: {
+        HTTP_PORT: port(8107),
+        GRPC_PORT: port(50057),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+        // A development stack's tokens are sealed with a key of its own (a deployment sets one from
+        // its secrets): stable across restarts of the stack, so the tokens it showed stay readable.
+        WEBHOOK_TOKEN_KEY:
+          process.env.WEBHOOK_TOKEN_KEY ?? createHash('sha256').update(`kith-development-webhooks:${dbPrefix}`).digest('base64'),
+        PUBLIC_API_URL: `http://${host}:${port(8080)}/api`,
+      },
+      readyUrl: `http://${host}:${port(8107)}/readyz`,
+    },
+    {
       name: 'realtime',
       dir: 'services/realtime',
       env: {
@@ -110,8 +139,10 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
         SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
         GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
+        INVITES_HTTP_URL: `http://${host}:${port(8103)}`,
         INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
         BILLING_HTTP_URL: `http://${host}:${port(8106)}`,
+        WEBHOOKS_HTTP_URL: `http://${host}:${port(8107)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

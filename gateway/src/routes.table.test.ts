@@ -17,6 +17,7 @@ describe('serviceFor', () => {
     ['/users/@me/mfa/sms/disable', 'auth'],
     ['/users/@me/disable', 'auth'],
     ['/users/@me/delete', 'auth'],
+    ['/users/@me/devices', 'auth'],
     // social
     ['/users/@me/relationships', 'social'],
     ['/users/@me/relationships/123', 'social'],
@@ -24,6 +25,8 @@ describe('serviceFor', () => {
     ['/users/@me/game-relationships/123/456', 'social'],
     ['/friend-suggestions', 'social'],
     ['/friend-suggestions/123', 'social'],
+    ['/users/123', 'social'],
+    ['/users/123/profile', 'social'],
     // guilds
     ['/guilds', 'guilds'],
     ['/guilds/1', 'guilds'],
@@ -72,7 +75,8 @@ describe('serviceFor', () => {
     // nobody's
     ['/', undefined],
     ['/nope', undefined],
-    ['/users/123', undefined],
+    ['/users/123/settings', undefined],
+    ['/users/abc', undefined],
     ['/users/@meh', undefined],
     ['/authx', undefined],
     ['/v8/users/@me', undefined],

@@ -12,7 +12,7 @@ import {
 } from '../domain/ports.js';
 import type { AuthDatabase } from './schema.js';
 
-const PUBLIC_COLUMNS = ['id', 'username', 'discriminator', 'global_name', 'avatar', 'public_flags', 'bot'] as const;
+const PUBLIC_COLUMNS = ['id', 'username', 'discriminator', 'global_name', 'avatar', 'public_flags', 'bot', 'bio'] as const;
 
 const CONSTRAINT_FIELD: Record<string, UniqueField> = {
   users_username_key: 'username',

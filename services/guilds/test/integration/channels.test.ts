@@ -322,6 +322,19 @@ describe('threads', () => {
     expect([...viewers.userIds].sort()).toEqual([owner.id, member.id].sort());
   });
 
+  it('when viewers are asked for with a required permission, then only those who also hold it there are listed', async () => {
+    const guildId = await sys.guild(owner, [member, modder]);
+    const roleId = await sys.role(owner, guildId, Permission.MANAGE_CHANNELS, [modder]);
+    const channel = await textChannel(guildId);
+    const required = Permission.MANAGE_CHANNELS.toString();
+    const managers = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required });
+    expect([...managers.userIds].sort()).toEqual([owner.id, modder.id].sort());
+    await sys.call(owner, `/channels/${channel.id}/permissions/${roleId}`, { method: 'PUT', json: { type: 0, deny: required } });
+    const after = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required });
+    expect(after.userIds).toEqual([owner.id]);
+    await expect(sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required: 'x' })).rejects.toThrow();
+  });
+
   it('when the parent is hidden from a member, then its threads are hidden too', async () => {
     const guildId = await sys.guild(owner, [member]);
     const channel = await textChannel(guildId);
