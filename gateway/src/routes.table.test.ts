@@ -55,6 +55,8 @@ describe('serviceFor', () => {
     ['/applications', 'integrations'],
     ['/applications/1/commands', 'integrations'],
     ['/oauth2/authorize', 'integrations'],
+    ['/connections/twitch/callback', 'integrations'],
+    ['/users/@me/connections', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],
