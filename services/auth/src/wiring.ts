@@ -36,6 +36,7 @@ import { UsernamesService } from './domain/registration/usernames.service.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
+import { BotUsers } from './domain/bots.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
 import { GrpcInviteRedeemer } from './grpc/invites.client.js';
@@ -233,7 +234,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       addService(
         server,
         AuthService,
-        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, e.standing),
+        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, e.standing, new BotUsers(s.users, parts.ids)),
         parts.logger,
       );
       return [AuthService.typeName];

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@kith/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_LISTED_SESSIONS, SessionsService } from './sessions.service.js';
+import { sessionIdHash } from './tokens.js';
 import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsPort, SessionsTransaction } from './ports.js';
 
 /** Records what the service asks of its store; answers what each test sets. */
@@ -189,6 +190,21 @@ describe('SessionsService.logoutByHashes', () => {
     ];
     expect(await service.logoutByHashes('42', ['h1', 'h2'])).toEqual(['s1', 's2']);
     expect(store.enqueued).toEqual([sessionChange('42', 's1', 'h1'), sessionChange('42', 's2', 'h2')]);
+  });
+
+  it('when one revoked session goes on as a new one, then its AUTH_SESSION_CHANGE names the new session and its hash', async () => {
+    store.revokedByHashes = [
+      { id: 's1', id_hash: 'h1' },
+      { id: 's2', id_hash: 'h2' },
+    ];
+    await service.logoutByHashes('42', ['h1', 'h2'], { from: 's2', to: 'new' });
+    expect(store.enqueued).toEqual([
+      sessionChange('42', 's1', 'h1'),
+      {
+        ...sessionChange('42', 's2', sessionIdHash('new')),
+        internal: { revoked_session_ids: ['s2'], moved_to_session: { id: 'new', id_hash: sessionIdHash('new') } },
+      },
+    ]);
   });
 });
 

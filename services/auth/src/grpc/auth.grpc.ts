@@ -1,6 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import { StandingAction, type AuthService } from '@kith/proto/auth/v1/auth';
 import type { DevicesService } from '../domain/devices.service.js';
+import type { BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { OperatorAction, StandingService } from '../domain/standing/standing.service.js';
 import type { SessionsService } from '../domain/sessions.service.js';
@@ -24,6 +25,7 @@ export function authGrpc(
   elevation: ElevationGuard,
   devices: DevicesService,
   standing: StandingService,
+  bots: BotUsers,
 ): ServiceImpl<typeof AuthService> {
   return {
     async validateToken({ token, clientIp }) {
@@ -75,6 +77,11 @@ export function authGrpc(
           bundleId: d.bundleId ?? undefined,
         })),
       };
+    },
+    async createBotUser({ username }) {
+      if (username.length > 1000)
+        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
+      return { user: contractUser(await bots.create(username)) };
     },
   };
 }

@@ -9,8 +9,10 @@ import { loginBody, logoutBody, logoutSessionsBody, registerBody } from './schem
 export function sessionRequest(req: Request, res: Response): SessionRequest {
   const props = req.headers['x-super-properties'];
   const ua = req.headers['user-agent'];
+  const { clientIp, sessionId } = identityOf(res);
   return {
-    clientIp: identityOf(res).clientIp,
+    clientIp,
+    ...(sessionId ? { currentSessionId: sessionId } : {}),
     ...(typeof props === 'string' ? { superProperties: props } : {}),
     ...(typeof ua === 'string' ? { userAgent: ua } : {}),
   };
