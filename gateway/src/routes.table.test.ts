@@ -18,6 +18,8 @@ describe('serviceFor', () => {
     ['/users/@me/disable', 'auth'],
     ['/users/@me/delete', 'auth'],
     ['/users/@me/devices', 'auth'],
+    ['/safety-hub/@me', 'auth'],
+    ['/safety-hub/suspended/request-review/1', 'auth'],
     // social
     ['/users/@me/relationships', 'social'],
     ['/users/@me/relationships/123', 'social'],

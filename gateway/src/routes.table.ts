@@ -22,6 +22,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|devices|email(\/.*)?))?\/?$/, 'auth'],
   [/^\/(auth|mfa|unique-username|phone-verifications)(\/|$)/, 'auth'],
   [/^\/experiments\/?$/, 'auth'],
+  [/^\/safety-hub(\/|$)/, 'auth'],
   [/^\/invites(\/|$)/, 'invites'],
   [/^\/(guilds|channels)\/\d+\/invites(\/|$)/, 'invites'],
   [/^\/(guilds|channels)\/\d+\/integrations(\/|$)/, 'integrations'],
