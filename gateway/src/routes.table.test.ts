@@ -52,6 +52,9 @@ describe('serviceFor', () => {
     ['/integrations/1', 'integrations'],
     ['/gifs/search', 'integrations'],
     ['/users/@me/guilds/integration-application-ids', 'integrations'],
+    ['/applications', 'integrations'],
+    ['/applications/1/commands', 'integrations'],
+    ['/oauth2/authorize', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],

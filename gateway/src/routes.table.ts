@@ -28,6 +28,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/guilds\/\d+\/premium(\/|$)/, 'billing'],
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
+  [/^\/(applications|oauth2)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(guilds|channels)(\/|$)/, 'guilds'],
   [/^\/gateway(\/bot)?\/?$/, 'realtime'],
