@@ -85,6 +85,18 @@ export class Delivery {
     if (!conn.ended) this.track(this.store.touch(session.id, conn.id, caughtUp));
   }
 
+  /**
+   * The client is done with its session (it closed with 1000 or 1001): forgotten, unless a
+   * connection elsewhere has resumed it meanwhile.
+   */
+  end(conn: GatewayConnection): void {
+    const session = conn.session;
+    if (!session) return;
+    conn.ended = true;
+    this.release(conn);
+    this.track(this.store.end(session.id, conn.id));
+  }
+
   /** Keeps a live session's resume window open (on each heartbeat). */
   touch(conn: GatewayConnection): void {
     if (conn.session && conn.pending === null) this.track(this.store.touch(conn.session.id, conn.id, this.caughtUpTo(conn)));

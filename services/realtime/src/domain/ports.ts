@@ -80,8 +80,8 @@ export interface SessionStorePort {
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
   claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult>;
-  /** Forgets the session: it can no longer be resumed. */
-  end(sessionId: string): Promise<void>;
+  /** Forgets the session: it can no longer be resumed. With `owner`, only while that connection owns it. */
+  end(sessionId: string, owner?: string): Promise<void>;
 }
 
 /** The event stream itself, read from any position still retained. */
