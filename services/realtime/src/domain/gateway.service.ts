@@ -4,7 +4,17 @@ import { Close, Op, bareToken, decodeFrame, dispatchFrame, identifyData, isKnown
 import type { GatewayConnection, SessionRef } from './connection.js';
 import type { Delivery } from './delivery.js';
 import { audienceIncludes } from './membership.js';
-import type { AuthPort, EventLogPort, GuildsPort, ReadyGuilds, SessionStorePort, SocialPort, StreamPosition, TokenOwner } from './ports.js';
+import type {
+  AuthPort,
+  EventLogPort,
+  GuildsPort,
+  PresencePort,
+  ReadyGuilds,
+  SessionStorePort,
+  SocialPort,
+  StreamPosition,
+  TokenOwner,
+} from './ports.js';
 import { readyPayload } from './ready.js';
 
 export interface GatewayOptions {
@@ -23,6 +33,8 @@ export interface GatewayDeps {
   events: EventLogPort;
   position: StreamPosition;
   delivery: Delivery;
+  /** Counts each user's ready connections; absent, nobody hears of a user's last one closing. */
+  presence?: PresencePort;
   logger: Logger;
   options: GatewayOptions;
   now?: () => number;
@@ -41,6 +53,8 @@ const HEARTBEAT_GRACE = 1.5;
 /** The gateway protocol of one process: Hello, heartbeats, Identify, Resume, the zombie sweep and shutdown. */
 export class GatewayService {
   private readonly conns = new Set<GatewayConnection>();
+  /** Ready connections counted online, by their user: each is counted off once when it goes. */
+  private readonly counted = new Map<GatewayConnection, string>();
   private readonly now: () => number;
 
   constructor(private readonly deps: GatewayDeps) {
@@ -61,12 +75,29 @@ export class GatewayService {
     this.conns.delete(conn);
     conn.phase = 'closed';
     this.deps.delivery.release(conn);
+    this.countOff(conn);
   }
 
   /** Ends the connection with a close code, recording where its session got. */
   close(conn: GatewayConnection, code: number): void {
     this.conns.delete(conn);
     this.deps.delivery.release(conn, code);
+    this.countOff(conn);
+  }
+
+  /** The connection is ready (identified or resumed): its user is online through it. */
+  private countOn(conn: GatewayConnection, userId: string): void {
+    const { presence, logger } = this.deps;
+    if (!presence || this.counted.has(conn)) return;
+    this.counted.set(conn, userId);
+    presence.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
+  }
+
+  private countOff(conn: GatewayConnection): void {
+    const userId = this.counted.get(conn);
+    if (userId === undefined) return;
+    this.counted.delete(conn);
+    this.deps.presence?.offline(userId).catch((err: unknown) => this.deps.logger.warn({ err }, 'presence not counted off'));
   }
 
   async receive(conn: GatewayConnection, raw: Buffer | ArrayBuffer | Buffer[]): Promise<void> {
@@ -183,6 +214,7 @@ export class GatewayService {
     conn.seq = 1;
     conn.streamSeq = startsAfter;
     conn.phase = 'ready';
+    this.countOn(conn, userId);
     conn.send(ready);
     await delivery.drain(conn);
   }
@@ -226,6 +258,7 @@ export class GatewayService {
     if (!conn.open) return;
     conn.streamSeq = Math.max(conn.streamSeq, last);
     conn.phase = 'ready';
+    this.countOn(conn, account.userId);
     // RESUMED marks this connection, not an event of the session: no sequence number, never replayed.
     conn.send(dispatchFrame('RESUMED', null, {}));
     await delivery.drain(conn);
