@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
@@ -67,6 +68,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         TENOR_API_URL: `http://${host}:${port(8111)}`,
         GIPHY_API_URL: `http://${host}:${port(8111)}`,
         KLIPY_API_URL: `http://${host}:${port(8111)}`,
+        OAUTH2_AUTHORIZED_URL: `http://${host}:${port(8080)}/oauth2/authorized`,
       },
       readyUrl: `http://${host}:${port(8105)}/readyz`,
     },
@@ -91,6 +93,22 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         STRIPE_API_URL: `http://${host}:${port(8113)}`,
       },
       readyUrl: `http://${host}:${port(8106)}/readyz`,
+    },
+    {
+      name: 'webhooks',
+      dir: 'services/webhooks',
+      env: {
+        HTTP_PORT: port(8107),
+        GRPC_PORT: port(50057),
+        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+        // A development stack's tokens are sealed with a key of its own (a deployment sets one from
+        // its secrets): stable across restarts of the stack, so the tokens it showed stay readable.
+        WEBHOOK_TOKEN_KEY:
+          process.env.WEBHOOK_TOKEN_KEY ?? createHash('sha256').update(`kith-development-webhooks:${dbPrefix}`).digest('base64'),
+        PUBLIC_API_URL: `http://${host}:${port(8080)}/api`,
+      },
+      readyUrl: `http://${host}:${port(8107)}/readyz`,
     },
     {
       name: 'realtime',
@@ -118,6 +136,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         INVITES_HTTP_URL: `http://${host}:${port(8103)}`,
         INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
         BILLING_HTTP_URL: `http://${host}:${port(8106)}`,
+        WEBHOOKS_HTTP_URL: `http://${host}:${port(8107)}`,
       },
       readyUrl: `http://${host}:${port(8080)}/readyz`,
       baseUrl: `http://${host}:${port(8080)}/api/v9`,

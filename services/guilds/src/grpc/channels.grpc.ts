@@ -27,6 +27,19 @@ export function channelsGrpc({ channels }: Pick<GuildsDomain, 'channels'>): Part
       }
     },
 
+    async unarchiveThread({ threadId }) {
+      if (!isRowId(threadId)) return { errorCode: 10003 };
+      return { errorCode: await channels.threads.unarchiveForWebhook(threadId) };
+    },
+
+    async startWebhookThread({ parentId, threadId, name, appliedTags, ownerId }) {
+      if (!isRowId(parentId) || !isRowId(threadId) || !isRowId(ownerId) || !appliedTags.every(isRowId)) return { errorCode: 10003 };
+      const started = await channels.threads.startForWebhook({ parentId, threadId, name: name.slice(0, 100), appliedTags, ownerId });
+      if (started.errorCode !== 0) return { errorCode: started.errorCode };
+      const thread = await channels.describe(started.threadId!);
+      return thread ? { errorCode: 0, thread } : { errorCode: 10003 };
+    },
+
     async listChannelViewerIds({ channelId, after, limit, required }) {
       const bits = required === '' ? 0n : parseBits(required);
       if (bits === undefined)
