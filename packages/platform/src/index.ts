@@ -12,6 +12,7 @@ export * from './stores.js';
 export * from './validation.js';
 export * from './events.js';
 export * from './event-stream.js';
+export * from './event-follow.js';
 export * from './outbox.js';
 export * from './outbox.relay.js';
 export { countPending, type PendingEvent } from './outbox.store.js';

@@ -4,6 +4,7 @@ import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService as GuildsGrpcService } from '@kith/proto/guilds/v1/guilds';
 import type { GuildsConfig } from './config.js';
 import { guildsDomain } from './domain/guilds.domain.js';
+import { followSessionsEnded } from './events/sessions-ended.js';
 import { AuthUsers } from './grpc/auth.users.js';
 import { guildsGrpc } from './grpc/guilds.grpc.js';
 import { channelRoutes } from './http/channels.routes.js';
@@ -24,12 +25,13 @@ export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<Runn
     config,
     migrationsFolder: MIGRATIONS,
     ...(logger ? { logger } : {}),
-    wire: ({ db, outbox, ids, logger: log }) => {
+    wire: async ({ db, nats, outbox, ids, logger: log }) => {
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
       const users = new AuthUsers(auth);
       // One permission reader per process: its caches serve every request and CheckPermissions.
       const access = new PgAccess(db);
       const domain = guildsDomain({ store: pgGuildsStore(db, access, outbox), users, ids, checker: access });
+      const sessionsEnded = await followSessionsEnded(nats, domain.membership, log);
       return {
         // No route of this service answers without a user.
         requireUser: true,
@@ -41,7 +43,7 @@ export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<Runn
           addService(server, GuildsGrpcService, guildsGrpc(domain), log);
           return [GuildsGrpcService.typeName];
         },
-        closers: [async () => auth.close()],
+        closers: [async () => sessionsEnded.close(), async () => auth.close()],
       };
     },
   });

@@ -27,6 +27,7 @@ import { GrpcGuilds } from './grpc/guilds.client.js';
 import { GrpcSocial } from './grpc/social.client.js';
 import { gatewayRoutes } from './http/gateway.routes.js';
 import { EventCopiesStore } from './store/event-copies.store.js';
+import { RedisPresence } from './store/presence.store.js';
 import { SessionStore } from './store/session.store.js';
 
 export const SERVICE_NAME = 'realtime';
@@ -82,6 +83,7 @@ export async function startRealtime(
     events: new JetStreamEventLog(nats, jsm, logger),
     position: consumer,
     delivery,
+    presence: new RedisPresence(redis, nats),
     logger,
     options: { heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS, publicUrl: config.PUBLIC_GATEWAY_URL },
   });

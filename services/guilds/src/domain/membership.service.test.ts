@@ -197,3 +197,23 @@ describe('PermissionService', () => {
       expect(await code(w.permissions.check('1', '2', undefined, required))).toBe(50035);
   });
 });
+
+describe('MembershipService.endTemporary', () => {
+  it('when a temporary member goes offline, then they leave (GUILD_MEMBER_REMOVE, GUILD_DELETE), unless given a role since; lasting memberships stay', async () => {
+    const w = world();
+    const owner = w.user();
+    const user = w.user();
+    const [temporary, kept, lasting] = [await w.guild(owner), await w.guild(owner), await w.guild(owner)];
+    await w.membership.join(temporary, user, { temporary: true });
+    const role = (await w.roles.create(owner, kept, { name: 'stays' })).id as string;
+    await w.membership.join(kept, user, { temporary: true, roleIds: [role] });
+    await w.membership.join(lasting, user);
+    expect(await w.membership.endTemporary(user)).toEqual([temporary]);
+    expect(await w.store.members.get(temporary, user)).toBeUndefined();
+    expect(await w.store.members.get(kept, user)).toBeDefined();
+    expect(await w.store.members.get(lasting, user)).toBeDefined();
+    expect(w.store.named('GUILD_DELETE').at(-1)).toMatchObject({ audience: { users: [user] }, data: { id: temporary } });
+    expect(w.store.named('GUILD_MEMBER_REMOVE').at(-1)).toMatchObject({ audience: { guilds: [temporary] } });
+    expect(await w.membership.endTemporary(user)).toEqual([]);
+  });
+});

@@ -120,6 +120,21 @@ export class MembershipService {
   }
 
   /**
+   * The user's last gateway connection closed (realtime's SESSIONS_ENDED): the memberships that
+   * last only while they are connected end, each as a removal (GUILD_MEMBER_REMOVE, GUILD_DELETE).
+   * A temporary member given a role since is a member for good. Answers the guilds they left.
+   */
+  async endTemporary(userId: string): Promise<string[]> {
+    const user = await userOf(this.users, userId);
+    return this.store.transaction(async (tx) => {
+      await tx.members.lockUser(userId);
+      const guildIds = await tx.members.temporaryGuildsOf(userId);
+      for (const guildId of guildIds) await this.remove(tx, guildId, userId, user);
+      return guildIds;
+    });
+  }
+
+  /**
    * A member going of their own accord (leave) or at another service's request (RemoveMember). The
    * owner never goes: a guild always has its owner among its members. Locks in the order joins take
    * them (the user, then the guild), so an ownership transfer to them waits and then sees them gone.

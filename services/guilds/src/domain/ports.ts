@@ -63,6 +63,8 @@ export interface MemberRepository {
   /** Serialises every join, leave and create of one user until the transaction ends (the guild cap). */
   lockUser(userId: string): Promise<void>;
   countGuildsOf(userId: string): Promise<number>;
+  /** The guilds the user is in only through a temporary invite: flagged temporary, no role given since, not the owner. */
+  temporaryGuildsOf(userId: string): Promise<string[]>;
   get(guildId: string, userId: string): Promise<MemberRecord | undefined>;
   /** In user id order, after an id. */
   list(guildId: string, after: string | null, limit: number): Promise<MemberRecord[]>;

@@ -35,6 +35,15 @@ export class PgMembers implements MemberRepository {
     return Number(n);
   }
 
+  async temporaryGuildsOf(userId: string): Promise<string[]> {
+    const rows = await sql<{ guild_id: string }>`
+      SELECT m.guild_id FROM members m JOIN guilds g ON g.id = m.guild_id
+      WHERE m.user_id = ${userId} AND m.temporary AND g.owner_id <> m.user_id
+        AND NOT EXISTS (SELECT 1 FROM member_roles r WHERE r.guild_id = m.guild_id AND r.user_id = m.user_id)
+      ORDER BY m.guild_id`.execute(this.db);
+    return rows.rows.map((r) => r.guild_id);
+  }
+
   get(guildId: string, userId: string): Promise<MemberRecord | undefined> {
     return membersQuery(this.db, guildId).where('m.user_id', '=', userId).executeTakeFirst();
   }

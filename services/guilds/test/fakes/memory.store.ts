@@ -234,6 +234,12 @@ function memberRepository(s: () => State): MemberRepository {
   const repo: MemberRepository = {
     lockUser: async () => undefined,
     countGuildsOf: async (userId) => [...s().members.values()].filter((m) => m.user_id === userId).length,
+    temporaryGuildsOf: async (userId) =>
+      [...s().members.values()]
+        .filter((m) => m.user_id === userId && m.temporary && s().guilds.get(m.guild_id)?.owner_id !== userId)
+        .filter((m) => memberRecord(s(), m).role_ids.length === 0)
+        .map((m) => m.guild_id)
+        .sort(byId),
     async get(guildId, userId) {
       const m = s().members.get(key(guildId, userId));
       return m && memberRecord(s(), m);

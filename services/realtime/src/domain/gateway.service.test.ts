@@ -3,7 +3,7 @@ import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
 import { GatewayService } from './gateway.service.js';
-import type { AuthPort, ClaimResult, EventLogPort, GuildsPort, SessionStorePort } from './ports.js';
+import type { AuthPort, ClaimResult, EventLogPort, GuildsPort, PresencePort, SessionStorePort } from './ports.js';
 
 class FakeTransport implements Transport {
   readonly sent: { op: number; t: string | null; s: number | null; d: unknown }[] = [];
@@ -33,6 +33,7 @@ function setup(
     stream?: [EventEnvelope, number][];
     guilds?: GuildsPort;
     auth?: AuthPort;
+    presence?: PresencePort;
   } = {},
 ) {
   let now = 0;
@@ -60,6 +61,7 @@ function setup(
     events,
     position,
     delivery,
+    ...(options.presence ? { presence: options.presence } : {}),
     logger,
     options: { heartbeatIntervalMs: 1000, publicUrl: 'ws://kith.test/gateway' },
     now: () => now,
@@ -104,6 +106,26 @@ describe('GatewayService', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(ended).toHaveLength(ends ? 1 : 0);
     }
+  });
+
+  it('when ready connections close, then each counts its user off once, and one that never got ready not at all', async () => {
+    const calls: string[] = [];
+    const presence: PresencePort = {
+      online: async (u) => void calls.push(`on:${u}`),
+      offline: async (u) => void calls.push(`off:${u}`),
+    };
+    const { gateway, connect, send } = setup({ presence });
+    const first = connect();
+    const second = connect();
+    const idle = connect();
+    await send(first.conn, 2, { token: 'good', properties: {} });
+    await send(second.conn, 2, { token: 'good', properties: {} });
+    gateway.closed(first.conn);
+    gateway.close(first.conn, 4000);
+    gateway.closed(idle.conn);
+    gateway.close(second.conn, 1000);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual(['on:u1', 'on:u1', 'off:u1', 'off:u1']);
   });
 
   it('when the token is logged out after Identify checked it, then the connection closes with 4004 before READY', async () => {

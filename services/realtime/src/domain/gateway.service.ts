@@ -20,6 +20,7 @@ import type {
   AuthPort,
   EventLogPort,
   GuildsPort,
+  PresencePort,
   ReadyGuilds,
   SessionStorePort,
   SocialPort,
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   events: EventLogPort;
   position: StreamPosition;
   delivery: Delivery;
+  /** Counts each user's ready connections; absent, nobody hears of a user's last one closing. */
+  presence?: PresencePort;
   logger: Logger;
   options: GatewayOptions;
   now?: () => number;
@@ -63,6 +66,8 @@ const HEARTBEAT_GRACE = 1.5;
 /** The gateway protocol of one process: Hello, heartbeats, Identify, Resume, the zombie sweep and shutdown. */
 export class GatewayService {
   private readonly conns = new Set<GatewayConnection>();
+  /** Ready connections counted online, by their user: each is counted off once when it goes. */
+  private readonly counted = new Map<GatewayConnection, string>();
   private readonly now: () => number;
 
   constructor(private readonly deps: GatewayDeps) {
@@ -89,12 +94,29 @@ export class GatewayService {
     conn.phase = 'closed';
     if (byClient && code !== undefined && SESSION_ENDING_CLOSES.has(code)) this.deps.delivery.end(conn);
     else this.deps.delivery.release(conn);
+    this.countOff(conn);
   }
 
   /** Ends the connection with a close code, recording where its session got. */
   close(conn: GatewayConnection, code: number): void {
     this.conns.delete(conn);
     this.deps.delivery.release(conn, code);
+    this.countOff(conn);
+  }
+
+  /** The connection is ready (identified or resumed): its user is online through it. */
+  private countOn(conn: GatewayConnection, userId: string): void {
+    const { presence, logger } = this.deps;
+    if (!presence || this.counted.has(conn)) return;
+    this.counted.set(conn, userId);
+    presence.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
+  }
+
+  private countOff(conn: GatewayConnection): void {
+    const userId = this.counted.get(conn);
+    if (userId === undefined) return;
+    this.counted.delete(conn);
+    this.deps.presence?.offline(userId).catch((err: unknown) => this.deps.logger.warn({ err }, 'presence not counted off'));
   }
 
   async receive(conn: GatewayConnection, raw: Buffer | ArrayBuffer | Buffer[]): Promise<void> {
@@ -212,6 +234,7 @@ export class GatewayService {
     conn.seq = 1;
     conn.streamSeq = startsAfter;
     conn.phase = 'ready';
+    this.countOn(conn, userId);
     conn.send(ready);
     await delivery.drain(conn);
   }
@@ -258,6 +281,7 @@ export class GatewayService {
     if (!conn.open) return;
     conn.streamSeq = Math.max(conn.streamSeq, last);
     conn.phase = 'ready';
+    this.countOn(conn, account.userId);
     // RESUMED marks this connection, not an event of the session: no sequence number, never replayed.
     conn.send(dispatchFrame('RESUMED', null, {}));
     await delivery.drain(conn);

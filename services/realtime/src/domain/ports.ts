@@ -130,3 +130,12 @@ export interface ReadyGuilds {
 export interface GuildsPort {
   readyState(userId: string): Promise<ReadyGuilds>;
 }
+
+/**
+ * Who is connected, across every replica. When a user's last connection closes, this is announced
+ * (SESSIONS_ENDED), and memberships that last only while connected (temporary invites) end on it.
+ */
+export interface PresencePort {
+  online(userId: string): Promise<void>;
+  offline(userId: string): Promise<void>;
+}

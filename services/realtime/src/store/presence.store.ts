@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { NatsConnection } from 'nats';
+import { eventSubject, type EventEnvelope } from '@kith/platform';
+import type { PresencePort } from '../domain/ports.js';
+
+/** Announced when a user's last connection, on any replica, closes. Never sent to clients (no audience). */
+export const SESSIONS_ENDED = 'SESSIONS_ENDED';
+export const SESSIONS_ENDED_SUBJECT = eventSubject('realtime', SESSIONS_ENDED);
+
+/** One count down; the key goes at zero so a user who never comes back leaves nothing behind. */
+const COUNT_OFF = `local n = redis.call('DECR', KEYS[1])
+if n <= 0 then redis.call('DEL', KEYS[1]) end
+return n`;
+
+/**
+ * Each user's ready connections, counted in Redis so every replica sees the same number. The
+ * announcement goes to the EVENTS stream (JetStream acknowledges it; the message id drops a copy).
+ * A replica that dies without closing its sockets leaves its counts up: those users' temporary
+ * memberships then end at their next last disconnect.
+ */
+export class RedisPresence implements PresencePort {
+  constructor(
+    private readonly redis: Redis,
+    private readonly nats: NatsConnection,
+  ) {}
+
+  private key = (userId: string) => `presence:${userId}`;
+
+  async online(userId: string): Promise<void> {
+    await this.redis.incr(this.key(userId));
+  }
+
+  async offline(userId: string): Promise<void> {
+    const left = (await this.redis.eval(COUNT_OFF, 1, this.key(userId))) as number;
+    if (left > 0) return;
+    const envelope: EventEnvelope<{ user_id: string }> = {
+      id: randomUUID(),
+      service: 'realtime',
+      name: SESSIONS_ENDED,
+      occurred_at: new Date().toISOString(),
+      audience: { users: [] },
+      data: { user_id: userId },
+    };
+    await this.nats.jetstream().publish(SESSIONS_ENDED_SUBJECT, JSON.stringify(envelope), { msgID: envelope.id });
+  }
+}
