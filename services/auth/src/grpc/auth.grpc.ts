@@ -1,7 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
-import type { BotUsers } from '../domain/bots.service.js';
 import type { DevicesService } from '../domain/devices.service.js';
+import type { BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
@@ -51,11 +51,6 @@ export function authGrpc(
       await elevation.require(userId, { headers: [elevationToken], sessionId: sessionId || undefined });
       return {};
     },
-    async createBotUser({ username }) {
-      if (username.length > 1000)
-        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
-      return { user: contractUser(await bots.create(username)) };
-    },
     async listPushDevices({ userId }) {
       if (!isStorableId(userId)) return { devices: [] };
       return {
@@ -66,6 +61,11 @@ export function authGrpc(
           bundleId: d.bundleId ?? undefined,
         })),
       };
+    },
+    async createBotUser({ username }) {
+      if (username.length > 1000)
+        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
+      return { user: contractUser(await bots.create(username)) };
     },
   };
 }
