@@ -52,6 +52,8 @@ export const integrationsConfigSchema = z.object({
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().max(30_000).default(3000),
   GIF_SEARCH_TTL_SECONDS: z.coerce.number().int().positive().default(300),
   GIF_TRENDING_TTL_SECONDS: z.coerce.number().int().positive().default(600),
+  /** A rendered guild integration list is dropped on every change of the guild's integrations, and at the latest after this (user names in it). */
+  INTEGRATION_LIST_TTL_SECONDS: z.coerce.number().int().positive().default(30),
   /** Distinct users who must pick GIFs from a search term on a day before it trends here. */
   GIF_TRENDING_MIN_SELECTIONS: z.coerce.number().int().positive().default(3),
 });

@@ -21,6 +21,7 @@ import { IntegrationsService } from './domain/integrations/integrations.service.
 import { AuthUsers, GrpcGuilds, GrpcSocial } from './grpc/peers.js';
 import { PgApplicationsStore } from './store/applications.store.js';
 import { PgIntegrationsStore } from './store/integrations.store.js';
+import { RedisGuildListCache } from './store/list-cache.store.js';
 import type { IntegrationsDatabase } from './store/schema.js';
 
 /** Applications, their authorization, and guild and channel integrations, over their stores and peers. */
@@ -35,9 +36,10 @@ export function integrationsModule(
   const users = new AuthUsers(auth);
   const guilds = new GrpcGuilds(guildsClient);
   const applicationsStore = new PgApplicationsStore(parts.db);
-  const store = new PgIntegrationsStore(parts.db, parts.outbox);
+  const listCache = new RedisGuildListCache(parts.redis, config.INTEGRATION_LIST_TTL_SECONDS);
+  const store = new PgIntegrationsStore(parts.db, parts.outbox, listCache);
   // The webhooks service's cleanup joins here once it serves gRPC (WEBHOOKS_GRPC_ADDR).
-  const integrations = new IntegrationsService(store, applicationsStore, guilds, users, undefined, parts.logger);
+  const integrations = new IntegrationsService(store, applicationsStore, guilds, users, undefined, parts.logger, listCache);
   const http = { timeoutMs: config.PROVIDER_TIMEOUT_MS };
   const providers = new Map<StreamingType, StreamingProvider>([
     [

@@ -70,6 +70,9 @@ export class GifProvidersServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://local');
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
+    // How many requests each provider got: how a benchmark of the running system sees its cache work.
+    if (url.pathname === '/_dev/requests')
+      return send(res, { status: 200, body: { tenor: this.count('tenor'), giphy: this.count('giphy'), klipy: this.count('klipy') } });
     if (url.pathname.startsWith('/media/')) return this.media(url.pathname, res);
     if (this.options.streaming && (await this.options.streaming.handle(req, url, res))) return;
     const routed = this.route(url.pathname, url.searchParams);

@@ -10,12 +10,11 @@ export function integrationRoutes(app: Express, integrations: IntegrationsServic
     const userId = userIdOf(res);
     const { guild_id } = parse(guildParams, req.params);
     const query = parse(listQuery, req.query);
-    res.json(
-      await integrations.list(userId, guild_id, {
-        hasCommands: query.has_commands,
-        includeRoleConnectionsMetadata: query.include_role_connections_metadata,
-      }),
-    );
+    const body = await integrations.listJson(userId, guild_id, {
+      hasCommands: query.has_commands,
+      includeRoleConnectionsMetadata: query.include_role_connections_metadata,
+    });
+    res.type('application/json').send(body);
   });
 
   app.delete('/guilds/:guild_id/integrations/:integration_id', async (req, res) => {

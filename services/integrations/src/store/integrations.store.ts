@@ -1,7 +1,13 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DomainEvent, Outbox } from '@kith/platform';
 import type { IntegrationRecord, IntegrationType } from '../domain/integrations/model.js';
-import type { IntegrationPatch, IntegrationsStorePort, IntegrationsTx, NewIntegration } from '../domain/integrations/ports.js';
+import type {
+  GuildListCache,
+  IntegrationPatch,
+  IntegrationsStorePort,
+  IntegrationsTx,
+  NewIntegration,
+} from '../domain/integrations/ports.js';
 import type { IntegrationsDatabase } from './schema.js';
 
 const COLUMNS = [
@@ -33,6 +39,7 @@ export class PgIntegrationsStore implements IntegrationsStorePort {
   constructor(
     private readonly db: Kysely<IntegrationsDatabase>,
     private readonly outbox: Outbox,
+    private readonly listCache?: GuildListCache,
   ) {}
 
   async get(id: string): Promise<IntegrationRecord | undefined> {
@@ -81,8 +88,12 @@ export class PgIntegrationsStore implements IntegrationsStorePort {
     return map;
   }
 
-  transaction<T>(fn: (tx: IntegrationsTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new PgIntegrationsTx(trx, this.outbox)));
+  /** After the commit, the guilds its events name have their cached lists dropped. */
+  async transaction<T>(fn: (tx: IntegrationsTx) => Promise<T>): Promise<T> {
+    const touched = new Set<string>();
+    const result = await this.db.transaction().execute((trx) => fn(new PgIntegrationsTx(trx, this.outbox, touched)));
+    await this.listCache?.invalidate([...touched]);
+    return result;
   }
 }
 
@@ -90,6 +101,7 @@ class PgIntegrationsTx implements IntegrationsTx {
   constructor(
     private readonly trx: Transaction<IntegrationsDatabase>,
     private readonly outbox: Outbox,
+    private readonly touched: Set<string>,
   ) {}
 
   async upsertApp(integration: NewIntegration): Promise<{ integration: IntegrationRecord; created: boolean }> {
@@ -148,6 +160,7 @@ class PgIntegrationsTx implements IntegrationsTx {
   }
 
   async emit(events: DomainEvent[]): Promise<void> {
+    for (const event of events) for (const guildId of event.audience.guilds ?? []) this.touched.add(guildId);
     await this.outbox.enqueue(this.trx, events);
   }
 }

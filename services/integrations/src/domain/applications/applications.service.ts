@@ -47,7 +47,7 @@ export class ApplicationsService {
     checkFlags(input.flags);
     if ((await this.store.ownedBy(ownerId)).length >= MAX_APPLICATIONS)
       throw ApiError.form({
-        _errors: { code: 'MAX_APPLICATIONS', message: `Maximum number of applications reached (${MAX_APPLICATIONS})` },
+        '': { code: 'MAX_APPLICATIONS', message: `Maximum number of applications reached (${MAX_APPLICATIONS})` },
       });
     const bot = await this.users.createBot(input.name);
     const app = await this.store.insert({
@@ -93,7 +93,7 @@ export class ApplicationsService {
     const same = existing.find((c) => c.name === input.name && c.type === input.type);
     if (!same && existing.length >= MAX_COMMANDS)
       throw ApiError.form({
-        _errors: { code: 'MAX_COMMANDS', message: `Maximum number of application commands reached (${MAX_COMMANDS})` },
+        '': { code: 'MAX_COMMANDS', message: `Maximum number of application commands reached (${MAX_COMMANDS})` },
       });
     // The version changes with every write, as the platform's does.
     const version = this.ids.next();

@@ -2,7 +2,7 @@ import { ApiError, type Logger } from '@kith/platform';
 import { guildIntegrationsUpdate, integrationChanged, integrationDeleted } from './integration.events.js';
 import { integrationView, namedUserIds, type ViewContext } from './integration.view.js';
 import { MANAGE_GUILD, MAX_LISTED, type ApplicationRecord, type IntegrationRecord } from './model.js';
-import type { ApplicationsStorePort, GuildsPort, IntegrationsStorePort, UsersPort, WebhooksPort } from './ports.js';
+import type { ApplicationsStorePort, GuildListCache, GuildsPort, IntegrationsStorePort, UsersPort, WebhooksPort } from './ports.js';
 
 export interface ListOptions {
   hasCommands: boolean;
@@ -21,6 +21,7 @@ export class IntegrationsService {
     private readonly users: UsersPort,
     private readonly webhooks: WebhooksPort | undefined,
     private readonly logger: Logger,
+    private readonly listCache?: GuildListCache,
   ) {}
 
   /** 10004 when not a member (the guild is not theirs to know), 50013 without MANAGE_GUILD. */
@@ -30,8 +31,23 @@ export class IntegrationsService {
     if (!check.allowed) throw ApiError.of('MISSING_PERMISSIONS');
   }
 
+  /** The guild's integrations as JSON text: rendered once per change of the guild's integrations (listCache). */
+  async listJson(userId: string, guildId: string, options: ListOptions): Promise<string> {
+    await this.requireManageGuild(userId, guildId);
+    const variant = `${Number(options.hasCommands)}${Number(options.includeRoleConnectionsMetadata)}`;
+    const cached = await this.listCache?.read(guildId, variant);
+    if (cached?.body !== undefined) return cached.body;
+    const body = JSON.stringify(await this.render(guildId, options));
+    if (cached) await this.listCache!.write(guildId, variant, cached.version, body);
+    return body;
+  }
+
   async list(userId: string, guildId: string, options: ListOptions): Promise<Record<string, unknown>[]> {
     await this.requireManageGuild(userId, guildId);
+    return this.render(guildId, options);
+  }
+
+  private async render(guildId: string, options: ListOptions): Promise<Record<string, unknown>[]> {
     let rows = await this.store.listGuild(guildId, MAX_LISTED);
     const appIds = [...new Set(rows.flatMap((r) => (r.application_id ? [r.application_id] : [])))];
     if (options.hasCommands) {

@@ -116,3 +116,10 @@ export interface IntegrationsStorePort extends IntegrationsReadPort {
 export interface IdSource {
   next(): string;
 }
+
+/** Rendered guild integration lists (JSON), dropped when the guild's integrations change. */
+export interface GuildListCache {
+  read(guildId: string, variant: string): Promise<{ version: string; body: string | undefined }>;
+  write(guildId: string, variant: string, version: string, body: string): Promise<void>;
+  invalidate(guildIds: string[]): Promise<void>;
+}

@@ -99,7 +99,7 @@ export class StreamingService {
     const row = await this.store.get(integrationId);
     if (!row || row.guild_id !== guildId) throw ApiError.of('UNKNOWN_INTEGRATION');
     if (!isStreaming(row))
-      throw ApiError.form({ _errors: { code: 'INTEGRATION_NOT_STREAMING', message: 'Only streaming integrations have these settings.' } });
+      throw ApiError.form({ '': { code: 'INTEGRATION_NOT_STREAMING', message: 'Only streaming integrations have these settings.' } });
     if (settings.enable_emoticons !== undefined && row.type !== 'twitch')
       throw ApiError.form({ enable_emoticons: { code: 'BASE_TYPE_INVALID', message: 'Only Twitch integrations sync emoticons.' } });
     const patch: IntegrationPatch = {
