@@ -70,6 +70,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         TENOR_API_URL: `http://${host}:${port(8111)}`,
         GIPHY_API_URL: `http://${host}:${port(8111)}`,
         KLIPY_API_URL: `http://${host}:${port(8111)}`,
+        OAUTH2_AUTHORIZED_URL: `http://${host}:${port(8080)}/oauth2/authorized`,
       },
       readyUrl: `http://${host}:${port(8105)}/readyz`,
     },

@@ -17,6 +17,7 @@ describe('serviceFor', () => {
     ['/users/@me/mfa/sms/disable', 'auth'],
     ['/users/@me/disable', 'auth'],
     ['/users/@me/delete', 'auth'],
+    ['/users/@me/devices', 'auth'],
     // social
     ['/users/@me/relationships', 'social'],
     ['/users/@me/relationships/123', 'social'],
@@ -51,6 +52,9 @@ describe('serviceFor', () => {
     ['/integrations/1', 'integrations'],
     ['/gifs/search', 'integrations'],
     ['/users/@me/guilds/integration-application-ids', 'integrations'],
+    ['/applications', 'integrations'],
+    ['/applications/1/commands', 'integrations'],
+    ['/oauth2/authorize', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],

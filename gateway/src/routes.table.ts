@@ -18,7 +18,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me\/billing(\/|$)/, 'billing'],
   [/^\/store(\/|$)/, 'billing'],
   [/^\/users\/@me\/invites(\/|$)/, 'invites'],
-  [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|email(\/.*)?))?\/?$/, 'auth'],
+  [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|devices|email(\/.*)?))?\/?$/, 'auth'],
   [/^\/(auth|mfa|unique-username|phone-verifications)(\/|$)/, 'auth'],
   [/^\/experiments\/?$/, 'auth'],
   [/^\/invites(\/|$)/, 'invites'],
@@ -28,6 +28,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/guilds\/\d+\/premium(\/|$)/, 'billing'],
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
+  [/^\/(applications|oauth2)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   // The files of webhook messages (`/attachments/<channel>/<id>/<name>`), from webhooks' object store.
   [/^\/attachments\/\d+\/\d+\/[^/]+$/, 'webhooks'],

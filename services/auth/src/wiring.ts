@@ -7,6 +7,7 @@ import { createMailer } from './delivery/mail.js';
 import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
+import { DevicesService } from './domain/devices.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
 import { GuessLimits } from './domain/guards/guesses.js';
 import { HandoffService } from './domain/handoff.service.js';
@@ -34,11 +35,13 @@ import { UsernamesService } from './domain/registration/usernames.service.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
+import { BotUsers } from './domain/bots.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
 import { GrpcInviteRedeemer } from './grpc/invites.client.js';
 import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
+import { devicesRoutes } from './http/devices.routes.js';
 import { handoffRoutes } from './http/handoff.routes.js';
 import { mfaRoutes } from './http/mfa.routes.js';
 import { phoneRoutes } from './http/phone.routes.js';
@@ -48,6 +51,7 @@ import { registrationRoutes } from './http/registration.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { webauthnRoutes } from './http/webauthn.routes.js';
 import { AccountStore } from './store/account.store.js';
+import { PgDevices } from './store/devices.store.js';
 import { MfaStore } from './store/mfa.store.js';
 import { RecoveryStore } from './store/recovery.store.js';
 import { RedisBackoffs, RedisTicketStore, RedisTotpSteps, RedisValues, RedisWindows } from './store/redis.store.js';
@@ -67,6 +71,7 @@ function stores({ db, redis, outbox }: Parts) {
     users: new UsersStore(db),
     accounts: new AccountStore(db, updates),
     sessions: new SessionsStore(db, outbox),
+    devices: new PgDevices(db),
     knownSources: new PgKnownSources(db),
     mfa: new MfaStore(db, updates),
     sms: new SqlSmsAccountStore(db, updates),
@@ -201,11 +206,13 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
     r.emailChanged(before),
   );
   const settings = new SettingsService(s.settings);
+  const devices = new DevicesService(s.devices);
   return {
     routes: (app) => {
       registrationRoutes(app, { usernames: e.usernames, phones: e.phones, fingerprints: e.fingerprints });
       handoffRoutes(app, e.handoff);
       authRoutes(app, e.accounts, b.sessions);
+      devicesRoutes(app, devices);
       settingsRoutes(app, settings);
       const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions });
       webauthnRoutes(app, { webauthn: f.webauthn, guard: f.elevation, passwordless });
@@ -218,7 +225,12 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
     },
     closers: [() => b.mailer.close(), async () => invitesClient.close()],
     grpc: (server) => {
-      addService(server, AuthService, authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation), parts.logger);
+      addService(
+        server,
+        AuthService,
+        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, new BotUsers(s.users, parts.ids), s.accounts),
+        parts.logger,
+      );
       return [AuthService.typeName];
     },
   };

@@ -1,5 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
+import type { DevicesService } from '../domain/devices.service.js';
+import type { BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
@@ -12,6 +14,9 @@ export function authGrpc(
   users: UserDirectory,
   settings: SettingsService,
   elevation: ElevationGuard,
+  devices: DevicesService,
+  bots: BotUsers,
+  premium: { setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> },
 ): ServiceImpl<typeof AuthService> {
   return {
     async validateToken({ token, clientIp }) {
@@ -42,10 +47,34 @@ export function authGrpc(
         : { all: true, mutual_friends: true, mutual_guilds: true };
       return { all: flags.all, mutualFriends: flags.mutual_friends, mutualGuilds: flags.mutual_guilds };
     },
+    async setPremiumType({ userId, premiumType }) {
+      if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
+      if (!Number.isInteger(premiumType) || premiumType < 0 || premiumType > 3)
+        throw ApiError.form({ premium_type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (0, 1, 2, 3).' } });
+      const changed = await premium.setPremiumType(userId, premiumType);
+      if (changed === undefined) throw ApiError.of('UNKNOWN_USER');
+      return { changed };
+    },
     async checkMfaElevation({ userId, elevationToken, sessionId }) {
       if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
       await elevation.require(userId, { headers: [elevationToken], sessionId: sessionId || undefined });
       return {};
+    },
+    async listPushDevices({ userId }) {
+      if (!isStorableId(userId)) return { devices: [] };
+      return {
+        devices: (await devices.list(userId)).map((d) => ({
+          provider: d.provider,
+          token: d.token,
+          sessionIdHash: sessionIdHash(d.sessionId),
+          bundleId: d.bundleId ?? undefined,
+        })),
+      };
+    },
+    async createBotUser({ username }) {
+      if (username.length > 1000)
+        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
+      return { user: contractUser(await bots.create(username)) };
     },
   };
 }

@@ -26,6 +26,9 @@ export interface GuildRecord {
   preferred_locale: string;
   features: string[];
   premium_progress_bar_enabled: boolean;
+  /** Boosts applied to the guild (billing reports them) and the tier they reach. */
+  premium_subscription_count: number;
+  premium_tier: number;
   member_count: number;
   created_at: Date;
 }

@@ -2,7 +2,7 @@ import type { EventEnvelope, Logger } from '@kith/platform';
 import { Close, dispatchFrame } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import { audienceIncludes, membershipChange } from './membership.js';
-import type { FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
+import type { EventCopiesPort, FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
 
 /**
  * The identified connections of this process, by user, by guild and by session, and the one path
@@ -26,7 +26,14 @@ export class Delivery {
     private readonly store: SessionStorePort,
     private readonly position: StreamPosition,
     private readonly logger: Logger,
+    /** Drops the copies of events a relay published again; without it every message is an event. */
+    private readonly copies: EventCopiesPort = { firstCopies: async (events) => [...events] },
   ) {}
+
+  /** The stream events that are not copies of earlier ones (for a replay, as for live dispatch). */
+  firstCopies(events: readonly StreamEvent[]): Promise<StreamEvent[]> {
+    return this.copies.firstCopies(events);
+  }
 
   get size(): number {
     return this.bySession.size;
@@ -95,7 +102,8 @@ export class Delivery {
    * dispatched on its own, so the routing of what follows sees the change. Throws if the store
    * fails, once the frames that were recorded have been sent: a retry sends the rest, nothing twice.
    */
-  async deliver(events: readonly StreamEvent[]): Promise<void> {
+  async deliver(stream: readonly StreamEvent[]): Promise<void> {
+    const events = await this.copies.firstCopies(stream);
     let run: StreamEvent[] = [];
     for (const item of events) {
       if (!changesRouting(item.event)) {
@@ -162,11 +170,17 @@ export class Delivery {
     const planned = batch.outgoing.get(conn);
     const last = planned?.frames.at(-1);
     if (streamSeq <= (last?.streamSeq ?? conn.streamSeq)) return;
+    const moved = event.internal?.moved_to_session;
     if (event.internal?.revoked_session_ids?.includes(session.authSessionId)) {
-      conn.streamSeq = streamSeq;
-      conn.ended = true;
-      this.release(conn, Close.AuthenticationFailed);
-      batch.ending.push(this.store.end(session.id));
+      if (!moved) {
+        conn.streamSeq = streamSeq;
+        conn.ended = true;
+        this.release(conn, Close.AuthenticationFailed);
+        batch.ending.push(this.store.end(session.id));
+        return;
+      }
+    } else if (event.name === AUTH_SESSION_CHANGE) {
+      // It tells a connection that its own session changed: not the user's other connections.
       return;
     }
     const seq = (last?.seq ?? conn.seq) + 1;
@@ -176,6 +190,7 @@ export class Delivery {
       streamSeq,
       frame: dispatchFrame(event.name, seq, event.data ?? null),
       ...(membership ? { membership } : {}),
+      ...(moved ? { authSession: { id: moved.id, hash: moved.id_hash } } : {}),
     };
     if (planned) planned.frames.push(frame);
     else batch.outgoing.set(conn, { sessionId: session.id, owner: conn.id, frames: [frame] });
@@ -203,11 +218,16 @@ export class Delivery {
   }
 
   private send(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
-    for (const { seq, streamSeq, frame, membership } of frames) {
+    for (const { seq, streamSeq, frame, membership, authSession } of frames) {
       conn.seq = seq;
       conn.streamSeq = streamSeq;
       conn.send(frame);
       if (membership && conn.session) this.changeGuilds(conn, membership.op, membership.guildId);
+      // From here on the connection stands for the new auth session (its revocation closes it).
+      if (authSession && conn.session) {
+        conn.session.authSessionId = authSession.id;
+        conn.session.authSessionIdHash = authSession.hash;
+      }
     }
   }
 
@@ -241,6 +261,9 @@ class Batch {
   /** Sessions ended by a revocation: awaited with the batch, so a failure is retried too. */
   readonly ending: Promise<void>[] = [];
 }
+
+/** The event an auth session's end or replacement is announced with. */
+const AUTH_SESSION_CHANGE = 'AUTH_SESSION_CHANGE';
 
 /** GUILD_CREATE/GUILD_DELETE move connections between guilds; a revocation closes some. */
 const changesRouting = (event: EventEnvelope): boolean =>

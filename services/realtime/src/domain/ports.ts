@@ -55,6 +55,8 @@ export interface FrameRecord {
   streamSeq: number;
   frame: string;
   membership?: MembershipChange;
+  /** The auth session the connection stands for once the frame is sent (not stored: a resume names its own). */
+  authSession?: { id: string; hash: string };
 }
 
 /** Frames for one session, oldest first, written by the connection `owner`. */
@@ -94,6 +96,15 @@ export interface EventLogPort {
 export interface StreamEvent {
   event: EventEnvelope;
   streamSeq: number;
+}
+
+/**
+ * Tells the first stream message of each event from the copies a relay published again after the
+ * stream's duplicate window: one event, one dispatch, whatever the outage.
+ */
+export interface EventCopiesPort {
+  /** The events, in order, without those whose id an earlier stream position already carried. */
+  firstCopies(events: readonly StreamEvent[]): Promise<StreamEvent[]>;
 }
 
 /** How far this replica's own consumer has got in the stream. */

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlMpEECgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USWgoRQ2hlY2tNZmFFbGV2YXRpb24SIS5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVxdWVzdBoiLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlIikKFkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJsCgpQdXNoRGV2aWNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBXRva2VuGAIgASgJEhcKD3Nlc3Npb25faWRfaGFzaBgDIAEoCRIWCglidW5kbGVfaWQYBCABKAlIAIgBAUIMCgpfYnVuZGxlX2lkIj8KF0xpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEiQKB2RldmljZXMYASADKAsyEy5hdXRoLnYxLlB1c2hEZXZpY2UiKAoUQ3JlYXRlQm90VXNlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkiOwoVQ3JlYXRlQm90VXNlclJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIj4KFVNldFByZW1pdW1UeXBlUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhQKDHByZW1pdW1fdHlwZRgCIAEoBSIpChZTZXRQcmVtaXVtVHlwZVJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgyigYKC0F1dGhTZXJ2aWNlEk4KDVZhbGlkYXRlVG9rZW4SHS5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXF1ZXN0Gh4uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVzcG9uc2USPwoIR2V0VXNlcnMSGC5hdXRoLnYxLkdldFVzZXJzUmVxdWVzdBoZLmF1dGgudjEuR2V0VXNlcnNSZXNwb25zZRJRCg5HZXRDdXJyZW50VXNlchIeLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXF1ZXN0Gh8uYXV0aC52MS5HZXRDdXJyZW50VXNlclJlc3BvbnNlEl0KEkZpbmRVc2VyQnlVc2VybmFtZRIiLmF1dGgudjEuRmluZFVzZXJCeVVzZXJuYW1lUmVxdWVzdBojLmF1dGgudjEuRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USYwoUR2V0RnJpZW5kU291cmNlRmxhZ3MSJC5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVxdWVzdBolLmF1dGgudjEuR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRJaChFDaGVja01mYUVsZXZhdGlvbhIhLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXF1ZXN0GiIuYXV0aC52MS5DaGVja01mYUVsZXZhdGlvblJlc3BvbnNlElQKD0xpc3RQdXNoRGV2aWNlcxIfLmF1dGgudjEuTGlzdFB1c2hEZXZpY2VzUmVxdWVzdBogLmF1dGgudjEuTGlzdFB1c2hEZXZpY2VzUmVzcG9uc2USTgoNQ3JlYXRlQm90VXNlchIdLmF1dGgudjEuQ3JlYXRlQm90VXNlclJlcXVlc3QaHi5hdXRoLnYxLkNyZWF0ZUJvdFVzZXJSZXNwb25zZRJRCg5TZXRQcmVtaXVtVHlwZRIeLmF1dGgudjEuU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Gh8uYXV0aC52MS5TZXRQcmVtaXVtVHlwZVJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message auth.v1.ValidateTokenRequest
@@ -452,6 +452,153 @@ export const CheckMfaElevationResponseSchema: GenMessage<CheckMfaElevationRespon
   messageDesc(file_auth_v1_auth, 13);
 
 /**
+ * @generated from message auth.v1.ListPushDevicesRequest
+ */
+export type ListPushDevicesRequest = Message<"auth.v1.ListPushDevicesRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message auth.v1.ListPushDevicesRequest.
+ * Use `create(ListPushDevicesRequestSchema)` to create a new message.
+ */
+export const ListPushDevicesRequestSchema: GenMessage<ListPushDevicesRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 14);
+
+/**
+ * @generated from message auth.v1.PushDevice
+ */
+export type PushDevice = Message<"auth.v1.PushDevice"> & {
+  /**
+   * The platform's push provider: gcm, apns, apns_internal, apns_voip, apns_internal_voip.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The hash clients know the holding session by (`id_hash` in /auth/sessions).
+   *
+   * @generated from field: string session_id_hash = 3;
+   */
+  sessionIdHash: string;
+
+  /**
+   * @generated from field: optional string bundle_id = 4;
+   */
+  bundleId?: string | undefined;
+};
+
+/**
+ * Describes the message auth.v1.PushDevice.
+ * Use `create(PushDeviceSchema)` to create a new message.
+ */
+export const PushDeviceSchema: GenMessage<PushDevice> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 15);
+
+/**
+ * @generated from message auth.v1.ListPushDevicesResponse
+ */
+export type ListPushDevicesResponse = Message<"auth.v1.ListPushDevicesResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.PushDevice devices = 1;
+   */
+  devices: PushDevice[];
+};
+
+/**
+ * Describes the message auth.v1.ListPushDevicesResponse.
+ * Use `create(ListPushDevicesResponseSchema)` to create a new message.
+ */
+export const ListPushDevicesResponseSchema: GenMessage<ListPushDevicesResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 16);
+
+/**
+ * @generated from message auth.v1.CreateBotUserRequest
+ */
+export type CreateBotUserRequest = Message<"auth.v1.CreateBotUserRequest"> & {
+  /**
+   * The application's name; trimmed to what a username may hold.
+   *
+   * @generated from field: string username = 1;
+   */
+  username: string;
+};
+
+/**
+ * Describes the message auth.v1.CreateBotUserRequest.
+ * Use `create(CreateBotUserRequestSchema)` to create a new message.
+ */
+export const CreateBotUserRequestSchema: GenMessage<CreateBotUserRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 17);
+
+/**
+ * @generated from message auth.v1.CreateBotUserResponse
+ */
+export type CreateBotUserResponse = Message<"auth.v1.CreateBotUserResponse"> & {
+  /**
+   * @generated from field: auth.v1.PartialUser user = 1;
+   */
+  user?: PartialUser | undefined;
+};
+
+/**
+ * Describes the message auth.v1.CreateBotUserResponse.
+ * Use `create(CreateBotUserResponseSchema)` to create a new message.
+ */
+export const CreateBotUserResponseSchema: GenMessage<CreateBotUserResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 18);
+
+/**
+ * @generated from message auth.v1.SetPremiumTypeRequest
+ */
+export type SetPremiumTypeRequest = Message<"auth.v1.SetPremiumTypeRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: int32 premium_type = 2;
+   */
+  premiumType: number;
+};
+
+/**
+ * Describes the message auth.v1.SetPremiumTypeRequest.
+ * Use `create(SetPremiumTypeRequestSchema)` to create a new message.
+ */
+export const SetPremiumTypeRequestSchema: GenMessage<SetPremiumTypeRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 19);
+
+/**
+ * @generated from message auth.v1.SetPremiumTypeResponse
+ */
+export type SetPremiumTypeResponse = Message<"auth.v1.SetPremiumTypeResponse"> & {
+  /**
+   * Whether the stored value changed.
+   *
+   * @generated from field: bool changed = 1;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message auth.v1.SetPremiumTypeResponse.
+ * Use `create(SetPremiumTypeResponseSchema)` to create a new message.
+ */
+export const SetPremiumTypeResponseSchema: GenMessage<SetPremiumTypeResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 20);
+
+/**
  * The account service's contract for other services and the edge gateway.
  *
  * @generated from service auth.v1.AuthService
@@ -519,6 +666,39 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof CheckMfaElevationRequestSchema;
     output: typeof CheckMfaElevationResponseSchema;
+  },
+  /**
+   * The device push tokens of the user's live sessions (Register Device), where a push to the
+   * user goes; a session that ended has none.
+   *
+   * @generated from rpc auth.v1.AuthService.ListPushDevices
+   */
+  listPushDevices: {
+    methodKind: "unary";
+    input: typeof ListPushDevicesRequestSchema;
+    output: typeof ListPushDevicesResponseSchema;
+  },
+  /**
+   * Creates the bot user of an application (integrations): `bot: true`, no credentials, named after
+   * the application with a discriminator of its own, as the platform's bots are.
+   *
+   * @generated from rpc auth.v1.AuthService.CreateBotUser
+   */
+  createBotUser: {
+    methodKind: "unary";
+    input: typeof CreateBotUserRequestSchema;
+    output: typeof CreateBotUserResponseSchema;
+  },
+  /**
+   * Sets the user's premium type (0 none, 1 classic, 2 full, 3 basic) as their billing stands
+   * (the billing service calls it); a change is announced to the user (USER_UPDATE). NOT_FOUND when unknown.
+   *
+   * @generated from rpc auth.v1.AuthService.SetPremiumType
+   */
+  setPremiumType: {
+    methodKind: "unary";
+    input: typeof SetPremiumTypeRequestSchema;
+    output: typeof SetPremiumTypeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_auth_v1_auth, 0);
