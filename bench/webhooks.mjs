@@ -143,7 +143,9 @@ async function main() {
   const uploadGrowthMiB = (rssPeak - rssBefore) / 1024;
 
   // 3. fanout to the viewers' sockets
-  log(`throughput: me ${fmt(meResult.rps, 0)} req/s, execute ${fmt(execResult.rps, 0)} req/s; uploads ${statuses.join(',')}, +${fmt(uploadGrowthMiB, 1)} MiB`);
+  log(
+    `throughput: me ${fmt(meResult.rps, 0)} req/s, execute ${fmt(execResult.rps, 0)} req/s; uploads ${statuses.join(',')}, +${fmt(uploadGrowthMiB, 1)} MiB`,
+  );
   const guilds = createClient(GuildsService, `127.0.0.1:${50054 + OFFSET}`, 60_000);
   await pool(viewers.length, 5, async (i) => void (await guilds.addMember({ guildId: guild.id, userId: viewers[i].id })));
   guilds.close();
