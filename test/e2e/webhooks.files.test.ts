@@ -65,6 +65,7 @@ describe('files through the edge', () => {
       expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
       const edited = await client.editMessage(sent.id, { content: 'file removed', attachments: [] });
       expect(edited.attachments).toEqual([]);
+      expect((await fetch(sent.attachments[0]!.url)).status).toBe(404);
       const added = await client.editMessage(sent.id, { files: [new AttachmentBuilder(Buffer.from('hello'), { name: 'note.txt' })] });
       expect(added.attachments.map((a) => a.filename)).toEqual(['note.txt']);
     } finally {

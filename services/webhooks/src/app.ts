@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { createClient, startService, type Logger, type RunningService } from '@kith/platform';
+import { addService, createClient, startService, type Logger, type RunningService } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { WebhooksService as WebhooksGrpcService } from '@kith/proto/webhooks/v1/webhooks';
 import type { WebhooksConfig } from './config.js';
 import { AttachmentsService } from './domain/attachments.service.js';
 import { MessagesService } from './domain/messages.service.js';
@@ -9,7 +10,9 @@ import { AesTokenVault } from './domain/webhook.token.js';
 import { WebhooksService } from './domain/webhooks.service.js';
 import { GuildDeletes } from './events/guild-deletes.js';
 import { AuthUsers } from './grpc/auth.users.js';
+import { CachedGuildDirectory } from './grpc/guilds.cache.js';
 import { GrpcGuildDirectory } from './grpc/guilds.directory.js';
+import { webhooksGrpc } from './grpc/webhooks.grpc.js';
 import { attachmentRoutes } from './http/attachments.routes.js';
 import { messageRoutes } from './http/messages.routes.js';
 import { serviceRoutes } from './http/services.routes.js';
@@ -45,7 +48,6 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         ids,
         apiUrl: config.PUBLIC_API_URL,
       });
-      const messages = new MessagesService({ store: new PgMessageStore(db, outbox), guilds, users, ids });
       const objects = config.S3_ENDPOINT
         ? new S3ObjectStore({
             endpoint: config.S3_ENDPOINT,
@@ -58,6 +60,14 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         : new DiskObjectStore(config.ATTACHMENTS_DIR);
       if (objects instanceof S3ObjectStore) await objects.ensureBucket();
       const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL);
+      const messages = new MessagesService({
+        store: new PgMessageStore(db, outbox),
+        // Every execution asks for its channel and audience: remembered for a second.
+        guilds: new CachedGuildDirectory(guilds),
+        users,
+        ids,
+        dropFiles: (gone) => attachments.drop(gone),
+      });
       const limits = { maxFiles: 10, maxFileBytes: config.MAX_FILE_BYTES, maxRequestBytes: config.MAX_REQUEST_BYTES };
       const deletes = new GuildDeletes(
         nats,
@@ -73,6 +83,10 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
           messageRoutes(app, { webhooks, messages, attachments, limits, logger: log });
           serviceRoutes(app, webhooks, messages, log);
           attachmentRoutes(app, attachments);
+        },
+        grpc: (server) => {
+          addService(server, WebhooksGrpcService, webhooksGrpc(webhooks), log);
+          return [WebhooksGrpcService.typeName];
         },
         closers: [
           async () => deletes.stop(),

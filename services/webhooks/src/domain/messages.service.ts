@@ -18,6 +18,8 @@ import { checkName } from './webhooks.service.js';
 import { THREAD_ONLY_TYPES, THREAD_TYPES, WebhookType, type ChannelInfo, type WebhookRecord } from './webhook.types.js';
 
 export interface MessagesDeps {
+  /** Removes the stored files of attachments a message no longer has (best effort: the message is what counts). */
+  dropFiles?: (attachments: AttachmentView[]) => Promise<void>;
   store: MessageStore;
   guilds: GuildDirectory;
   users: UserDirectory;
@@ -129,6 +131,8 @@ export class MessagesService {
     if (empty) throw ApiError.of('EMPTY_MESSAGE');
     const view = renderMessage(updated);
     await this.deps.store.update(updated, [await this.event('MESSAGE_UPDATE', updated, view)]);
+    const kept = new Set(updated.attachments.map((a) => a.id));
+    await this.dropFiles(message.attachments.filter((a) => !kept.has(a.id)));
     return view;
   }
 
@@ -137,6 +141,11 @@ export class MessagesService {
     const event = await this.event('MESSAGE_DELETE', message, { id: message.id, channel_id: message.channelId });
     const gone = await this.deps.store.delete(webhook.id, message.id, () => [event]);
     if (!gone) throw ApiError.of('UNKNOWN_MESSAGE');
+    await this.dropFiles(gone.attachments);
+  }
+
+  private async dropFiles(attachments: AttachmentView[]): Promise<void> {
+    if (attachments.length > 0 && this.deps.dropFiles) await this.deps.dropFiles(attachments).catch(() => undefined);
   }
 
   /** A message this webhook posted (in the thread named, when one is): 10008 otherwise. */

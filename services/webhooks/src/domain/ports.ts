@@ -23,6 +23,8 @@ export interface WebhookStore {
   /** Removes the webhooks of a channel, or of a guild, and their messages; returns the channels that had some. */
   deleteByChannel(channelId: string): Promise<number>;
   deleteByGuild(guildId: string): Promise<number>;
+  /** Removes an application's webhooks in a guild with their messages; `events` for the channels that had them. */
+  deleteByApplication(guildId: string, applicationId: string, events: (channelIds: string[]) => Promise<DomainEvent[]>): Promise<number>;
   saveAvatar(hash: string, contentType: string, data: Buffer): Promise<void>;
 }
 

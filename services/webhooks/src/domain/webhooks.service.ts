@@ -147,6 +147,11 @@ export class WebhooksService {
     return this.deps.store.deleteByGuild(guildId);
   }
 
+  /** Integrations removed an application from a guild: its webhooks there go, with WEBHOOKS_UPDATE. */
+  applicationRemoved(guildId: string, applicationId: string): Promise<number> {
+    return this.deps.store.deleteByApplication(guildId, applicationId, (channelIds) => this.updateEvents(guildId, channelIds));
+  }
+
   private async apply(webhook: WebhookRecord, patch: WebhookPatch): Promise<WebhookRecord> {
     const changes: WebhookChanges = {};
     if (patch.name !== undefined) {

@@ -125,6 +125,28 @@ export class PgWebhookStore implements WebhookStore {
     });
   }
 
+  deleteByApplication(guildId: string, applicationId: string, events: (channelIds: string[]) => Promise<DomainEvent[]>): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('webhooks')
+        .where('guild_id', '=', guildId)
+        .where('application_id', '=', applicationId)
+        .returning(['id', 'channel_id'])
+        .execute();
+      if (gone.length === 0) return 0;
+      await trx
+        .deleteFrom('messages')
+        .where(
+          'webhook_id',
+          'in',
+          gone.map((w) => w.id),
+        )
+        .execute();
+      await this.outbox.enqueue(trx, await events([...new Set(gone.map((w) => w.channel_id))]));
+      return gone.length;
+    });
+  }
+
   async saveAvatar(hash: string, contentType: string, data: Buffer): Promise<void> {
     await this.db
       .insertInto('avatars')

@@ -52,6 +52,12 @@ export class MemoryWebhooks implements WebhookStore {
     for (const w of gone) this.rows.delete(w.id);
     return gone.length;
   }
+  async deleteByApplication(guildId: string, applicationId: string, events: (channelIds: string[]) => Promise<DomainEvent[]>) {
+    const gone = [...this.rows.values()].filter((w) => w.guildId === guildId && w.applicationId === applicationId);
+    for (const w of gone) this.rows.delete(w.id);
+    if (gone.length) this.events.push(...(await events([...new Set(gone.map((w) => w.channelId))])));
+    return gone.length;
+  }
   async saveAvatar(hash: string, _type: string, data: Buffer) {
     this.avatars.set(hash, data);
   }

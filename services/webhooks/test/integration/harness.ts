@@ -41,7 +41,10 @@ export interface WebhooksStack {
   db: Kysely<WebhooksDatabase>;
 }
 
-export async function startWebhooksStack(env: Record<string, string> = {}): Promise<WebhooksStack> {
+export async function startWebhooksStack(
+  env: Record<string, string> = {},
+  gatewayEnv: Record<string, string> = {},
+): Promise<WebhooksStack> {
   const under = await startTestAuth();
   const common = {
     ...under.stores,
@@ -59,6 +62,7 @@ export async function startWebhooksStack(env: Record<string, string> = {}): Prom
   const gateway = await startTestGateway(under, {
     GUILDS_HTTP_URL: `http://127.0.0.1:${guilds.httpPort}`,
     WEBHOOKS_HTTP_URL: `http://127.0.0.1:${webhooks.httpPort}`,
+    ...gatewayEnv,
   });
   const grpc = createClient(GuildsService, `127.0.0.1:${guilds.grpcPort}`, 10_000);
   const db = createDatabase<WebhooksDatabase>({ url: databaseUrl(under.stores.DATABASE_URL, WEBHOOKS_DATABASE), maxConnections: 2 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from '@kith/platform';
+import { createClient, sql } from '@kith/platform';
+import { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import { tokenDigest } from '../../src/domain/webhook.token.js';
 import { api, guildWithChannel, newUser, startWebhooksStack, stopWebhooksStack, type StackUser, type WebhooksStack } from './harness.js';
 
@@ -66,5 +67,23 @@ describe('webhooks against PostgreSQL, NATS and the guilds service', () => {
     expect((await api(stack, null, 'GET', `/webhooks/${a.body.id}/${a.body.token}/messages/${sent.body.id}`)).body.content).toBe('from a');
     expect((await api(stack, null, 'GET', `/webhooks/${b.body.id}/${b.body.token}/messages/${sent.body.id}`)).body.code).toBe(10008);
     expect((await api(stack, null, 'DELETE', `/webhooks/${b.body.id}/${b.body.token}/messages/${sent.body.id}`)).body.code).toBe(10008);
+  });
+});
+
+describe('the gRPC contract', () => {
+  it('when integrations removes an application from a guild, then its webhooks there go with WEBHOOKS_UPDATE, others stay', async () => {
+    const { guildId, channelId } = await guildWithChannel(stack, owner);
+    const kept = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'kept' });
+    const app = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'app' });
+    await stack.db.updateTable('webhooks').set({ type: 3, application_id: '4242424242' }).where('id', '=', app.body.id).execute();
+    const client = createClient(WebhooksService, `127.0.0.1:${stack.webhooks.grpcPort}`, 5000);
+    try {
+      expect(await client.deleteApplicationWebhooks({ guildId, applicationId: '4242424242' })).toMatchObject({ deleted: 1 });
+      expect(await client.deleteApplicationWebhooks({ guildId, applicationId: 'nope' })).toMatchObject({ deleted: 0 });
+    } finally {
+      client.close();
+    }
+    const left = await stack.db.selectFrom('webhooks').select('id').where('guild_id', '=', guildId).execute();
+    expect(left.map((w) => w.id)).toEqual([kept.body.id]);
   });
 });
