@@ -130,3 +130,14 @@ export interface ReadyGuilds {
 export interface GuildsPort {
   readyState(userId: string): Promise<ReadyGuilds>;
 }
+
+/** A user's presence as others see it (invisible shows as offline). */
+export interface Presence {
+  status: 'online' | 'idle' | 'dnd' | 'offline';
+  activities: unknown[];
+}
+
+/** Where a user's presence is kept and who hears of its changes (their friends and guild members). */
+export interface PresencePort {
+  update(userId: string, presence: Presence, guildIds: readonly string[]): Promise<void>;
+}
