@@ -21,13 +21,14 @@ import { Delivery } from './domain/delivery.js';
 import { GatewayService } from './domain/gateway.service.js';
 import { EventConsumer } from './events/event.consumer.js';
 import { JetStreamEventLog } from './events/event.stream.js';
+import { PresencePublisher } from './events/presence.publisher.js';
 import { attachGatewaySockets } from './gateway/socket.server.js';
 import { GrpcAuth } from './grpc/auth.client.js';
 import { GrpcGuilds } from './grpc/guilds.client.js';
 import { GrpcSocial } from './grpc/social.client.js';
 import { gatewayRoutes } from './http/gateway.routes.js';
 import { EventCopiesStore } from './store/event-copies.store.js';
-import { RedisPresence } from './store/presence.store.js';
+import { RedisConnectionCounts } from './store/connection-counts.store.js';
 import { SessionStore } from './store/session.store.js';
 
 export const SERVICE_NAME = 'realtime';
@@ -75,15 +76,17 @@ export async function startRealtime(
   await consumer.start((events) => delivery.deliver(events));
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
   const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
+  const social = socialClient ? new GrpcSocial(socialClient) : undefined;
   const gateway = new GatewayService({
     auth: new GrpcAuth(authClient),
-    ...(socialClient ? { social: new GrpcSocial(socialClient) } : {}),
+    ...(social ? { social } : {}),
+    presence: new PresencePublisher(redis, nats, social, config.RESUME_WINDOW_MS),
     guilds: new GrpcGuilds(guildsClient),
     store,
     events: new JetStreamEventLog(nats, jsm, logger),
     position: consumer,
     delivery,
-    presence: new RedisPresence(redis, nats),
+    connections: new RedisConnectionCounts(redis, nats),
     logger,
     options: { heartbeatIntervalMs: config.HEARTBEAT_INTERVAL_MS, publicUrl: config.PUBLIC_GATEWAY_URL },
   });

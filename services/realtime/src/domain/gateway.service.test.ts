@@ -3,7 +3,7 @@ import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
 import { GatewayService } from './gateway.service.js';
-import type { AuthPort, ClaimResult, EventLogPort, GuildsPort, PresencePort, SessionStorePort } from './ports.js';
+import type { AuthPort, ClaimResult, ConnectionCountsPort, EventLogPort, GuildsPort, PresencePort, SessionStorePort } from './ports.js';
 
 class FakeTransport implements Transport {
   readonly sent: { op: number; t: string | null; s: number | null; d: unknown }[] = [];
@@ -34,6 +34,7 @@ function setup(
     guilds?: GuildsPort;
     auth?: AuthPort;
     presence?: PresencePort;
+    connections?: ConnectionCountsPort;
   } = {},
 ) {
   let now = 0;
@@ -57,11 +58,12 @@ function setup(
   const gateway = new GatewayService({
     auth: options.auth ?? auth,
     ...(options.guilds ? { guilds: options.guilds } : {}),
+    ...(options.presence ? { presence: options.presence } : {}),
     store,
     events,
     position,
     delivery,
-    ...(options.presence ? { presence: options.presence } : {}),
+    ...(options.connections ? { connections: options.connections } : {}),
     logger,
     options: { heartbeatIntervalMs: 1000, publicUrl: 'ws://kith.test/gateway' },
     now: () => now,
@@ -92,6 +94,23 @@ const loggedOutAfterFirstCheck = (): AuthPort => {
 };
 
 describe('GatewayService', () => {
+  it('when an identified client sends op 3, then its presence goes out to its guilds (invisible as offline); an invalid one closes with 4001', async () => {
+    const updates: unknown[] = [];
+    const presence = { update: async (...args: unknown[]) => void updates.push(args) };
+    const { connect, send } = setup({ presence });
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'good', properties: {} });
+    conn.guilds = new Set(['g1']);
+    await send(conn, 3, { status: 'idle', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: true });
+    await send(conn, 3, { status: 'invisible', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false });
+    expect(updates).toEqual([
+      ['u1', { status: 'idle', activities: [{ name: 'Chess', type: 0 }] }, ['g1']],
+      ['u1', { status: 'offline', activities: [] }, ['g1']],
+    ]);
+    await send(conn, 3, { status: 'asleep', activities: [] });
+    expect(transport.closedWith).toBe(4001);
+  });
+
   it('when the client closes with 1000 or 1001, then its session ends; with another code, then it is kept to resume', async () => {
     for (const [code, ends] of [
       [1000, true],
@@ -110,11 +129,11 @@ describe('GatewayService', () => {
 
   it('when ready connections close, then each counts its user off once, and one that never got ready not at all', async () => {
     const calls: string[] = [];
-    const presence: PresencePort = {
+    const connections: ConnectionCountsPort = {
       online: async (u) => void calls.push(`on:${u}`),
       offline: async (u) => void calls.push(`off:${u}`),
     };
-    const { gateway, connect, send } = setup({ presence });
+    const { gateway, connect, send } = setup({ connections });
     const first = connect();
     const second = connect();
     const idle = connect();

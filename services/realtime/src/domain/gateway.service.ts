@@ -11,6 +11,7 @@ import {
   identifyData,
   isKnownOp,
   opFrame,
+  presenceData,
   resumeData,
 } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
@@ -20,6 +21,7 @@ import type {
   AuthPort,
   EventLogPort,
   GuildsPort,
+  ConnectionCountsPort,
   PresencePort,
   ReadyGuilds,
   SessionStorePort,
@@ -43,11 +45,13 @@ export interface GatewayDeps {
   /** The user's guilds and private channels, for READY and for guild event delivery; absent where guilds is not deployed. */
   guilds?: GuildsPort;
   store: SessionStorePort;
+  /** Presence updates (op 3); absent, they are accepted and not acted on. */
+  presence?: PresencePort;
   events: EventLogPort;
   position: StreamPosition;
   delivery: Delivery;
   /** Counts each user's ready connections; absent, nobody hears of a user's last one closing. */
-  presence?: PresencePort;
+  connections?: ConnectionCountsPort;
   logger: Logger;
   options: GatewayOptions;
   now?: () => number;
@@ -106,17 +110,17 @@ export class GatewayService {
 
   /** The connection is ready (identified or resumed): its user is online through it. */
   private countOn(conn: GatewayConnection, userId: string): void {
-    const { presence, logger } = this.deps;
-    if (!presence || this.counted.has(conn)) return;
+    const { connections, logger } = this.deps;
+    if (!connections || this.counted.has(conn)) return;
     this.counted.set(conn, userId);
-    presence.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
+    connections.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
   }
 
   private countOff(conn: GatewayConnection): void {
     const userId = this.counted.get(conn);
     if (userId === undefined) return;
     this.counted.delete(conn);
-    this.deps.presence?.offline(userId).catch((err: unknown) => this.deps.logger.warn({ err }, 'presence not counted off'));
+    this.deps.connections?.offline(userId).catch((err: unknown) => this.deps.logger.warn({ err }, 'presence not counted off'));
   }
 
   async receive(conn: GatewayConnection, raw: Buffer | ArrayBuffer | Buffer[]): Promise<void> {
@@ -140,7 +144,22 @@ export class GatewayService {
     }
     if (!isKnownOp(frame.op)) return this.close(conn, Close.UnknownOpcode);
     if (conn.phase !== 'ready') return this.close(conn, Close.NotAuthenticated);
+    if (frame.op === Op.PresenceUpdate) return this.presenceUpdate(conn, frame.d);
     // Every other documented opcode is accepted; those Kith keeps no state for are ignored.
+  }
+
+  /** Op 3: kept and told to the user's friends and guild members; an invalid payload is 4001, as the platform closes it. */
+  private async presenceUpdate(conn: GatewayConnection, data: unknown): Promise<void> {
+    const parsed = presenceData.safeParse(data);
+    if (!parsed.success) return this.close(conn, Close.UnknownOpcode);
+    if (!this.deps.presence || !conn.session) return;
+    const { status, activities } = parsed.data;
+    const shown = status === 'invisible' ? { status: 'offline' as const, activities: [] } : { status, activities };
+    try {
+      await this.deps.presence.update(conn.session.userId, shown, [...conn.guilds]);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'presence update failed');
+    }
   }
 
   /** Closes connections whose heartbeat is overdue. One pass over all of them, instead of a timer each. */

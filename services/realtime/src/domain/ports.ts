@@ -135,7 +135,18 @@ export interface GuildsPort {
  * Who is connected, across every replica. When a user's last connection closes, this is announced
  * (SESSIONS_ENDED), and memberships that last only while connected (temporary invites) end on it.
  */
-export interface PresencePort {
+export interface ConnectionCountsPort {
   online(userId: string): Promise<void>;
   offline(userId: string): Promise<void>;
+}
+
+/** A user's presence as others see it (invisible shows as offline). */
+export interface Presence {
+  status: 'online' | 'idle' | 'dnd' | 'offline';
+  activities: unknown[];
+}
+
+/** Where a user's presence is kept and who hears of its changes (their friends and guild members). */
+export interface PresencePort {
+  update(userId: string, presence: Presence, guildIds: readonly string[]): Promise<void>;
 }

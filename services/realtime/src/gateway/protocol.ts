@@ -76,6 +76,15 @@ export const resumeData = z.looseObject({
 });
 export type ResumeData = z.output<typeof resumeData>;
 
+/** Op 3: the user's status and activities, as clients send them. */
+export const presenceData = z.looseObject({
+  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline']),
+  since: z.number().int().nonnegative().nullable().optional(),
+  activities: z.array(z.looseObject({ name: z.string().max(128), type: z.number().int().min(0).max(6) })).max(32),
+  afk: z.boolean().optional(),
+});
+export type PresenceData = z.output<typeof presenceData>;
+
 export type ClientFrame = z.output<typeof frame>;
 
 /** A client frame (text or binary, UTF-8 JSON) → its op and data, or undefined when it does not decode. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { NatsConnection } from 'nats';
 import { eventSubject, type EventEnvelope } from '@kith/platform';
-import type { PresencePort } from '../domain/ports.js';
+import type { ConnectionCountsPort } from '../domain/ports.js';
 
 /** Announced when a user's last connection, on any replica, closes. Never sent to clients (no audience). */
 export const SESSIONS_ENDED = 'SESSIONS_ENDED';
@@ -19,13 +19,13 @@ return n`;
  * A replica that dies without closing its sockets leaves its counts up: those users' temporary
  * memberships then end at their next last disconnect.
  */
-export class RedisPresence implements PresencePort {
+export class RedisConnectionCounts implements ConnectionCountsPort {
   constructor(
     private readonly redis: Redis,
     private readonly nats: NatsConnection,
   ) {}
 
-  private key = (userId: string) => `presence:${userId}`;
+  private key = (userId: string) => `connections:${userId}`;
 
   async online(userId: string): Promise<void> {
     await this.redis.incr(this.key(userId));
