@@ -12,6 +12,7 @@ import type {
   ReadyGuilds,
   SessionStorePort,
   SocialPort,
+  StreamEvent,
   StreamPosition,
   TokenOwner,
 } from './ports.js';
@@ -251,9 +252,12 @@ export class GatewayService {
     }
     for (const frame of claim.frames) conn.send(frame);
     if (last > conn.streamSeq) {
-      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => {
+      const missed: StreamEvent[] = [];
+      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => void missed.push({ event, streamSeq }));
+      // In stream order, checking each audience against the guilds the events before it left.
+      for (const { event, streamSeq } of await delivery.firstCopies(missed)) {
         if (audienceIncludes(event.audience, account.userId, conn.guilds)) await delivery.deliverTo(conn, event, streamSeq);
-      });
+      }
     }
     if (!conn.open) return;
     conn.streamSeq = Math.max(conn.streamSeq, last);
