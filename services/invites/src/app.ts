@@ -25,6 +25,8 @@ import type { InvitesDatabase } from './store/schema.js';
 import { PgTargetUsersStore } from './store/target-users.store.js';
 
 export const SERVICE_NAME = 'invites';
+/** Joining renders the guild for the new member (GUILD_CREATE): slower than a lookup under load. */
+const GUILDS_DEADLINE_MS = 5000;
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
 
 export type RunningInvites = RunningService;
@@ -38,11 +40,11 @@ export function startInvites(config: InvitesConfig, logger?: Logger): Promise<Ru
     ...(logger ? { logger } : {}),
     wire: async ({ db, nats, outbox, logger: log }) => {
       const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
-      const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR);
+      const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
       const guilds = new GrpcGuildDirectory(guildsClient);
       const users = new AuthUsers(auth);
       const store = new PgInviteStore(db, outbox);
-      const render = new InviteRenderer(guilds, users);
+      const render = new InviteRenderer(guilds, users, config.RENDER_CACHE_MS);
       const socialClient = createClient(SocialService, config.SOCIAL_GRPC_ADDR);
       const social = new GrpcSocialDirectory(socialClient);
       const targetStore = new PgTargetUsersStore(db);

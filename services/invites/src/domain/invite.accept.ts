@@ -48,9 +48,14 @@ export class InviteAcceptor {
     let outcome: 'joined' | 'already' | undefined;
     try {
       outcome = await this.perform(invite, userId);
-    } finally {
-      if (outcome !== 'joined') await this.store.releaseUse(code);
+    } catch (err) {
+      // A refusal gives the use back. An answer that never came (a timeout) may hide a join that
+      // happened: the use stays counted, so max_uses is never exceeded.
+      if (err instanceof ApiError) await this.store.releaseUse(code);
+      else await this.store.confirmUse(code, () => []);
+      throw err;
     }
+    if (outcome === 'already') await this.store.releaseUse(code);
     if (outcome === 'already') return { invite, newMember: false };
     const audience =
       invite.type === InviteType.GUILD && invite.channel_id && invite.max_uses > 0 && invite.uses + 1 >= invite.max_uses
