@@ -57,6 +57,8 @@ describe('serviceFor', () => {
     ['/applications', 'integrations'],
     ['/applications/1/commands', 'integrations'],
     ['/oauth2/authorize', 'integrations'],
+    ['/connections/twitch/callback', 'integrations'],
+    ['/users/@me/connections', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],
@@ -69,6 +71,7 @@ describe('serviceFor', () => {
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
     ['/webhooks/1/secret-token', 'webhooks'],
+    ['/attachments/1/2/cat.png', 'webhooks'],
     // realtime
     ['/gateway', 'realtime'],
     ['/gateway/bot', 'realtime'],

@@ -234,7 +234,16 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       addService(
         server,
         AuthService,
-        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, e.standing, new BotUsers(s.users, parts.ids)),
+        authGrpc(
+          b.sessions,
+          new UserDirectory(s.users),
+          settings,
+          f.elevation,
+          devices,
+          e.standing,
+          new BotUsers(s.users, parts.ids),
+          s.accounts,
+        ),
         parts.logger,
       );
       return [AuthService.typeName];

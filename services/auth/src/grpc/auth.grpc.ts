@@ -26,6 +26,7 @@ export function authGrpc(
   devices: DevicesService,
   standing: StandingService,
   bots: BotUsers,
+  premium: { setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> },
 ): ServiceImpl<typeof AuthService> {
   return {
     async validateToken({ token, clientIp }) {
@@ -55,6 +56,14 @@ export function authGrpc(
         ? await settings.friendSourceFlags(userId)
         : { all: true, mutual_friends: true, mutual_guilds: true };
       return { all: flags.all, mutualFriends: flags.mutual_friends, mutualGuilds: flags.mutual_guilds };
+    },
+    async setPremiumType({ userId, premiumType }) {
+      if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
+      if (!Number.isInteger(premiumType) || premiumType < 0 || premiumType > 3)
+        throw ApiError.form({ premium_type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (0, 1, 2, 3).' } });
+      const changed = await premium.setPremiumType(userId, premiumType);
+      if (changed === undefined) throw ApiError.of('UNKNOWN_USER');
+      return { changed };
     },
     async checkMfaElevation({ userId, elevationToken, sessionId }) {
       if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
