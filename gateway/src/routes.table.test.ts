@@ -52,6 +52,11 @@ describe('serviceFor', () => {
     ['/integrations/1', 'integrations'],
     ['/gifs/search', 'integrations'],
     ['/users/@me/guilds/integration-application-ids', 'integrations'],
+    ['/applications', 'integrations'],
+    ['/applications/1/commands', 'integrations'],
+    ['/oauth2/authorize', 'integrations'],
+    ['/connections/twitch/callback', 'integrations'],
+    ['/users/@me/connections', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],
@@ -64,6 +69,7 @@ describe('serviceFor', () => {
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
     ['/webhooks/1/secret-token', 'webhooks'],
+    ['/attachments/1/2/cat.png', 'webhooks'],
     // realtime
     ['/gateway', 'realtime'],
     ['/gateway/bot', 'realtime'],

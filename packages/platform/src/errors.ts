@@ -11,6 +11,7 @@ interface CatalogueEntry {
  * `ApiError.of(code)`; the status and message come from here so they never drift apart.
  */
 export const ERRORS = {
+  UNKNOWN_APPLICATION: { code: 10002, status: 404, message: 'Unknown Application' },
   UNKNOWN_CHANNEL: { code: 10003, status: 404, message: 'Unknown Channel' },
   UNKNOWN_GUILD: { code: 10004, status: 404, message: 'Unknown Guild' },
   UNKNOWN_INTEGRATION: { code: 10005, status: 404, message: 'Unknown Integration' },

@@ -35,6 +35,7 @@ import { UsernamesService } from './domain/registration/usernames.service.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
+import { BotUsers } from './domain/bots.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
 import { GrpcInviteRedeemer } from './grpc/invites.client.js';
@@ -227,7 +228,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       addService(
         server,
         AuthService,
-        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, s.accounts),
+        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, new BotUsers(s.users, parts.ids), s.accounts),
         parts.logger,
       );
       return [AuthService.typeName];

@@ -11,6 +11,8 @@ import { InviteCleanup } from './domain/invite.cleanup.js';
 import { InviteCreator } from './domain/invite.create.js';
 import { InviteRenderer } from './domain/invite.renderer.js';
 import { InvitesService } from './domain/invites.service.js';
+import { TargetUsersService } from './domain/target-users.service.js';
+import { TargetUsersWorker } from './domain/target-users.worker.js';
 import { followGuildDeletions } from './events/guild-cleanup.js';
 import { AuthUsers } from './grpc/auth.users.js';
 import { GrpcGuildDirectory } from './grpc/guilds.directory.js';
@@ -20,6 +22,7 @@ import { inviteRoutes } from './http/invites.routes.js';
 import { PgApplications } from './store/applications.store.js';
 import { PgInviteStore } from './store/invites.store.js';
 import type { InvitesDatabase } from './store/schema.js';
+import { PgTargetUsersStore } from './store/target-users.store.js';
 
 export const SERVICE_NAME = 'invites';
 const MIGRATIONS = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -42,13 +45,17 @@ export function startInvites(config: InvitesConfig, logger?: Logger): Promise<Ru
       const render = new InviteRenderer(guilds, users);
       const socialClient = createClient(SocialService, config.SOCIAL_GRPC_ADDR);
       const social = new GrpcSocialDirectory(socialClient);
-      const invites = new InvitesService(store, guilds, render, social);
+      const targetStore = new PgTargetUsersStore(db);
+      const worker = new TargetUsersWorker(targetStore, users, { idleMs: config.TARGET_USERS_POLL_MS, logger: log });
+      const targets = new TargetUsersService(store, targetStore, guilds, worker);
+      const invites = new InvitesService(store, guilds, render, social, targets);
       const friends = new FriendInvitesService(store, social, guilds, render);
-      const creator = new InviteCreator(store, guilds, users, new PgApplications(db));
-      const acceptor = new InviteAcceptor(store, guilds, render, social);
+      const creator = new InviteCreator(store, guilds, users, new PgApplications(db), targets);
+      const acceptor = new InviteAcceptor(store, guilds, render, social, targets);
       const deletions = await followGuildDeletions(nats, new InviteCleanup(store), log);
+      worker.start();
       return {
-        routes: (app) => inviteRoutes(app, { invites, friends, creator, acceptor, render }),
+        routes: (app) => inviteRoutes(app, { invites, targets, friends, creator, acceptor, render }),
         grpc: (server) => {
           addService(server, InvitesGrpcService, invitesGrpc({ acceptor, store }), log);
           return [InvitesGrpcService.typeName];

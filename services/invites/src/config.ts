@@ -12,6 +12,8 @@ export const invitesConfigSchema = z.object({
   SOCIAL_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
   /** host:port of guilds' gRPC server (permissions, channels, joining guilds and group DMs). */
   GUILDS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+  /** How often an idle replica looks for target users files to process (an upload to it wakes it at once). */
+  TARGET_USERS_POLL_MS: z.coerce.number().int().positive().default(1000),
 });
 
 export type InvitesConfig = z.output<typeof invitesConfigSchema>;

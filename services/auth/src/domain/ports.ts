@@ -48,10 +48,17 @@ export type NewUser = Pick<
   UserRow,
   'id' | 'username' | 'global_name' | 'email' | 'phone' | 'password_hash' | 'date_of_birth' | 'avatar' | 'disabled_at' | 'deleted_at'
 > &
-  Partial<Pick<UserRow, 'promotional_email_opt_in'>>;
+  Partial<Pick<UserRow, 'promotional_email_opt_in' | 'bot' | 'discriminator'>>;
 
 /** Which unique key a write collided with. */
 export type UniqueField = 'username' | 'email' | 'phone';
+
+/** A bot's name and discriminator are another bot's already. */
+export class DuplicateBotTagError extends Error {
+  constructor() {
+    super('duplicate bot tag');
+  }
+}
 
 export class DuplicateUserError extends Error {
   constructor(readonly fields: UniqueField[]) {

@@ -1,6 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
 import type { DevicesService } from '../domain/devices.service.js';
+import type { BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
@@ -14,6 +15,7 @@ export function authGrpc(
   settings: SettingsService,
   elevation: ElevationGuard,
   devices: DevicesService,
+  bots: BotUsers,
   premium: { setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> },
 ): ServiceImpl<typeof AuthService> {
   return {
@@ -68,6 +70,11 @@ export function authGrpc(
           bundleId: d.bundleId ?? undefined,
         })),
       };
+    },
+    async createBotUser({ username }) {
+      if (username.length > 1000)
+        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
+      return { user: contractUser(await bots.create(username)) };
     },
   };
 }

@@ -54,7 +54,7 @@ export interface RoleRecord {
 
 type RoleSettable = Partial<Pick<RoleRecord, 'name' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>>;
 export type RoleColumns = RoleSettable & { permissions?: bigint };
-export type NewRole = RoleSettable & Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position'> & { permissions: bigint };
+export type NewRole = RoleSettable & Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position'> & { permissions: bigint; managed?: boolean };
 
 /** A member, with their role ids (without `@everyone`, whose id is the guild's). */
 export interface MemberRecord {

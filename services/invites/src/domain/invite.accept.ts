@@ -4,6 +4,7 @@ import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
 import { InviteFlag, InviteType, Permission, type InviteRecord } from './invite.types.js';
 import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
+import type { TargetUsersService } from './target-users.service.js';
 
 export interface AcceptInput {
   /** The gateway session a guest invite's access is bound to. */
@@ -25,6 +26,7 @@ export class InviteAcceptor {
     private readonly guilds: GuildDirectory,
     private readonly render: InviteRenderer,
     private readonly social: Pick<SocialDirectory, 'befriend'>,
+    private readonly targets: Pick<TargetUsersService, 'admits'>,
   ) {}
 
   async accept(userId: string, code: string, input: AcceptInput): Promise<Record<string, unknown>> {
@@ -37,7 +39,7 @@ export class InviteAcceptor {
 
   async join(userId: string, code: string, input: AcceptInput): Promise<Accepted> {
     const found = await this.store.get(code);
-    if (!found) throw inviteErrors.unknownInvite();
+    if (!found || !(await this.targets.admits(found, userId))) throw inviteErrors.unknownInvite();
     if (found.type === InviteType.GUILD && found.flags & InviteFlag.IS_GUEST_INVITE && !input.sessionId)
       throw inviteErrors.field('session_id', 'BASE_TYPE_REQUIRED', 'This field is required');
     if (found.type === InviteType.FRIEND && found.inviter_id === userId) throw ApiError.of('FRIEND_REQUEST_SELF');

@@ -26,6 +26,8 @@ export interface CreateInviteInput {
   target_user_id?: string | undefined;
   target_application_id?: string | undefined;
   role_ids?: string[] | undefined;
+  /** The rows of a target users file (guild invites only): only those users may see and accept it. */
+  target_users_file?: string[] | undefined;
 }
 
 export const DEFAULT_MAX_AGE = 86_400;
@@ -40,6 +42,7 @@ export class InviteCreator {
     private readonly guilds: GuildDirectory,
     private readonly users: UserDirectory,
     private readonly applications: { isEmbedded(applicationId: string): Promise<boolean> },
+    private readonly jobs: { queued(): void } = { queued: () => undefined },
   ) {}
 
   /** The new (or reused) invite and the channel it is for. */
@@ -47,7 +50,7 @@ export class InviteCreator {
     const channel = await this.guilds.channel(channelId);
     if (!channel) throw ApiError.of('UNKNOWN_CHANNEL');
     const record = channel.guildId === '' ? this.groupDmInvite(userId, channel, input) : await this.guildInvite(userId, channel, input);
-    if (!input.unique) {
+    if (!input.unique && record.targetFile === undefined) {
       const reusable = await this.store.findReusable(record);
       if (reusable) return { invite: reusable, channel };
     }
@@ -58,6 +61,7 @@ export class InviteCreator {
     );
     if ('limit' in outcome) throw ApiError.of('MAX_INVITES');
     if ('codeTaken' in outcome) throw ApiError.of('INVALID_INVITE');
+    if (record.targetFile !== undefined) this.jobs.queued();
     return { invite: outcome.invite, channel };
   }
 
@@ -111,6 +115,7 @@ export class InviteCreator {
       flags,
       ...target,
       role_ids: roleIds,
+      ...(input.target_users_file !== undefined ? { targetFile: input.target_users_file } : {}),
     };
   }
 

@@ -68,10 +68,16 @@ export interface InviteRecord {
   role_ids: string[];
   created_at: Date;
   expires_at: Date | null;
+  /** Created with a target users file: only the users of its last completed job may see and accept it. */
+  targeted: boolean;
 }
 
 /** What Create Channel Invite and Create User Invite store (the code comes from the store). */
-export type NewInvite = Omit<InviteRecord, 'code' | 'uses' | 'created_at' | 'expires_at'> & { code?: string };
+export type NewInvite = Omit<InviteRecord, 'code' | 'uses' | 'created_at' | 'expires_at' | 'targeted'> & {
+  code?: string;
+  /** The rows of a target users file (checked later by the job). */
+  targetFile?: string[] | undefined;
+};
 
 /** Limits of the platform. */
 export const MAX_INVITES_PER_GUILD = 1000;

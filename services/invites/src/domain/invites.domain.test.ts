@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '@kith/platform';
-import { FakeGuilds, FakeSocial, FakeUsers, MemoryInviteStore } from '../../test/fakes/world.js';
+import { ApiError, createLogger } from '@kith/platform';
+import { FakeGuilds, FakeSocial, FakeUsers, MemoryInviteStore, MemoryTargetStore } from '../../test/fakes/world.js';
+import { TargetUsersService } from './target-users.service.js';
+import { TargetUsersWorker } from './target-users.worker.js';
 import { FriendInvitesService } from './friend-invites.service.js';
 import { InviteAcceptor } from './invite.accept.js';
 import { InviteCreator } from './invite.create.js';
@@ -19,6 +21,10 @@ let invites: InvitesService;
 let embedded: Set<string>;
 let social: FakeSocial;
 let friends: FriendInvitesService;
+let targetStore: MemoryTargetStore;
+let targets: TargetUsersService;
+let worker: TargetUsersWorker;
+let kicks = 0;
 
 beforeEach(() => {
   store = new MemoryInviteStore();
@@ -27,9 +33,13 @@ beforeEach(() => {
   social = new FakeSocial();
   const users = new FakeUsers();
   const render = new InviteRenderer(guilds, users);
-  creator = new InviteCreator(store, guilds, users, { isEmbedded: async (id) => embedded.has(id) });
-  acceptor = new InviteAcceptor(store, guilds, render, social);
-  invites = new InvitesService(store, guilds, render, social);
+  targetStore = new MemoryTargetStore();
+  store.targetStore = targetStore;
+  targets = new TargetUsersService(store, targetStore, guilds, { kick: () => kicks++ });
+  worker = new TargetUsersWorker(targetStore, users, { idleMs: 10, logger: createLogger('test', 'silent') });
+  creator = new InviteCreator(store, guilds, users, { isEmbedded: async (id) => embedded.has(id) }, targets);
+  acceptor = new InviteAcceptor(store, guilds, render, social, targets);
+  invites = new InvitesService(store, guilds, render, social, targets);
   friends = new FriendInvitesService(store, social, guilds, render);
   guilds.addGuild('10', '20', '1');
   guilds.perms.set('1', ALL);
@@ -178,5 +188,52 @@ describe('friend invites', () => {
     expect(await friends.friendMembers('4', invite)).toEqual(['5']);
     await friends.create('1', 'Friendly5');
     expect(await friends.friendMembers('4', (await store.get('Friendly5'))!)).toEqual([]);
+  });
+});
+
+describe('target users files', () => {
+  it('when an invite is made with a file, then only its users (and the inviter) see and accept it once the job completes', async () => {
+    const { invite } = await creator.create('1', '20', { target_users_file: ['2', '3'] });
+    expect(kicks).toBeGreaterThan(0);
+    expect(await codeOf(acceptor.accept('2', invite.code, {}))).toBe(10006);
+    expect(await worker.runOnce()).toBe(true);
+    expect(await targets.jobStatus('1', invite.code)).toMatchObject({ status: 2, total_users: 2, processed_users: 2, error_message: null });
+    expect(await codeOf(invites.get(invite.code, { withCounts: false, withPermissions: false }, '4'))).toBe(10006);
+    expect(await codeOf(invites.get(invite.code, { withCounts: false, withPermissions: false }, null))).toBe(10006);
+    expect((await invites.get(invite.code, { withCounts: false, withPermissions: false }, '1')).code).toBe(invite.code);
+    expect(await codeOf(acceptor.accept('4', invite.code, {}))).toBe(10006);
+    expect((await acceptor.accept('3', invite.code, {})).new_member).toBe(true);
+    expect(await targets.csv('1', invite.code)).toBe('user_id\n2\n3\n');
+    const listed = await invites.listGuild('1', '10');
+    expect(listed.find((i) => i.code === invite.code)).toHaveProperty('target_users_job_status.status', 2);
+  });
+
+  it('when rows are not ids, or users are unknown, then the job fails saying which', async () => {
+    const users = new FakeUsers();
+    users.known = new Set(['2']);
+    const strict = new TargetUsersWorker(targetStore, users, { idleMs: 10, logger: createLogger('test', 'silent') });
+    const { invite: bad } = await creator.create('1', '20', { target_users_file: ['2', 'abc', ''] });
+    await strict.runOnce();
+    expect(await targets.jobStatus('1', bad.code)).toMatchObject({ status: 3, error_message: 'Invalid user IDs on lines: 3, 4' });
+    const { invite: unknown } = await creator.create('1', '20', { target_users_file: ['2', '77'], unique: true });
+    await strict.runOnce();
+    expect(await targets.jobStatus('1', unknown.code)).toMatchObject({ status: 3, error_message: 'Unknown users: 77', processed_users: 2 });
+    await targets.replace('1', unknown.code, ['2']);
+    expect(await targets.jobStatus('1', unknown.code)).toMatchObject({ status: 1, total_users: 1 });
+    await strict.runOnce();
+    expect(await targets.jobStatus('1', unknown.code)).toMatchObject({ status: 2 });
+  });
+
+  it('when someone other than the inviter reads or replaces the file, then the permission rules hold', async () => {
+    const { invite } = await creator.create('1', '20', { target_users_file: ['2'] });
+    guilds.members.get('10')!.add('5');
+    guilds.perms.set('5', Permission.VIEW_AUDIT_LOG);
+    expect(await targets.csv('5', invite.code)).toBe('user_id\n2\n');
+    expect(await codeOf(targets.replace('5', invite.code, ['2']))).toBe(50013);
+    guilds.perms.set('5', 0n);
+    expect(await codeOf(targets.jobStatus('5', invite.code))).toBe(50013);
+    const { invite: plain } = await creator.create('1', '20', {});
+    expect(await codeOf(targets.csv('1', plain.code))).toBe(10006);
+    expect(await codeOf(targets.replace('1', plain.code, ['2']))).toBe(10006);
   });
 });

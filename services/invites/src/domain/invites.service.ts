@@ -4,6 +4,8 @@ import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
 import { has, InviteFlag, InviteType, Permission, TargetType, type InviteRecord } from './invite.types.js';
 import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
+import { jobView } from './target-users.ports.js';
+import type { TargetUsersService } from './target-users.service.js';
 
 export interface GetInviteOptions {
   withCounts: boolean;
@@ -21,6 +23,7 @@ export class InvitesService {
     private readonly guilds: GuildDirectory,
     private readonly render: InviteRenderer,
     private readonly social: Pick<SocialDirectory, 'blocks'>,
+    private readonly targets: Pick<TargetUsersService, 'admits' | 'jobs'>,
   ) {}
 
   async live(code: string): Promise<InviteRecord> {
@@ -38,6 +41,7 @@ export class InvitesService {
     if (invite.type === InviteType.FRIEND && viewerId !== null && viewerId !== invite.inviter_id) {
       if (await this.social.blocks(invite.inviter_id, viewerId)) throw inviteErrors.unknownInvite();
     }
+    if (!(await this.targets.admits(invite, viewerId))) throw inviteErrors.unknownInvite();
     if (!(invite.flags & InviteFlag.IS_VIEWED)) {
       await this.store.markViewed(code);
       invite.flags |= InviteFlag.IS_VIEWED;
@@ -90,7 +94,15 @@ export class InvitesService {
     const manage = has(permissions, Permission.MANAGE_GUILD);
     if (!manage && !has(permissions, Permission.VIEW_AUDIT_LOG)) throw ApiError.of('MISSING_PERMISSIONS');
     const invites = (await this.store.listByGuild(guildId)).filter(listable);
-    return this.render.many(invites, { metadata: manage });
+    const [views, jobs] = await Promise.all([
+      this.render.many(invites, { metadata: manage }),
+      this.targets.jobs(invites.filter((i) => i.targeted).map((i) => i.code)),
+    ]);
+    views.forEach((view, i) => {
+      const job = jobs.get(invites[i]!.code);
+      if (job) view.target_users_job_status = jobView(job);
+    });
+    return views;
   }
 
   /** Get Channel Invites: MANAGE_CHANNELS in a guild channel; a group DM's recipients. */

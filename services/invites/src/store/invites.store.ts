@@ -38,6 +38,7 @@ const SELECTED = [
   'role_ids',
   'created_at',
   'expires_at',
+  'targeted',
 ] as const;
 
 function toRecord(row: Pick<Row, (typeof SELECTED)[number]>): InviteRecord {
@@ -66,6 +67,13 @@ export class PgInviteStore implements InviteStore {
       for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
         const row = await this.insert(trx, invite, invite.code ?? newInviteCode());
         if (row) {
+          if (invite.targetFile) {
+            const file = invite.targetFile;
+            await trx
+              .insertInto('invite_target_jobs')
+              .values({ code: row.code, file: file.join('\n'), total_users: file.length })
+              .execute();
+          }
           await this.outbox.enqueue(trx, events(row));
           return { invite: row };
         }
@@ -92,6 +100,7 @@ export class PgInviteStore implements InviteStore {
         target_user_id: invite.target_user_id,
         target_application_id: invite.target_application_id,
         role_ids: invite.role_ids,
+        targeted: invite.targetFile !== undefined,
         expires_at: invite.max_age === 0 ? null : sql<Date>`now() + make_interval(secs => ${invite.max_age})`,
       })
       .onConflict((oc) => oc.column('code').doNothing())
@@ -116,6 +125,7 @@ export class PgInviteStore implements InviteStore {
       .where(sql<SqlBool>`target_user_id IS NOT DISTINCT FROM ${invite.target_user_id}::bigint`)
       .where(sql<SqlBool>`target_application_id IS NOT DISTINCT FROM ${invite.target_application_id}::bigint`)
       .where(sql<SqlBool>`role_ids = ${invite.role_ids}::bigint[]`)
+      .where('targeted', '=', false)
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst();

@@ -22,6 +22,7 @@ export interface InvitesTable {
   created_at: Generated<Date>;
   expires_at: Timestamp | null;
   deleted_at: Timestamp | null;
+  targeted: Generated<boolean>;
 }
 
 export interface ApplicationsTable {
@@ -30,7 +31,27 @@ export interface ApplicationsTable {
   flags: ColumnType<string, string | number, string | number>;
 }
 
+export interface TargetJobsTable {
+  code: string;
+  status: Generated<number>;
+  file: string;
+  total_users: Generated<number>;
+  processed_users: Generated<number>;
+  created_at: Generated<Date>;
+  completed_at: Timestamp | null;
+  error_message: string | null;
+  generation: Generated<number>;
+  locked_until: Timestamp | null;
+}
+
+export interface TargetUsersTable {
+  code: string;
+  user_id: Id;
+}
+
 export interface InvitesDatabase {
   invites: InvitesTable;
   applications: ApplicationsTable;
+  invite_target_jobs: TargetJobsTable;
+  invite_target_users: TargetUsersTable;
 }

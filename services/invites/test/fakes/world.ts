@@ -1,5 +1,6 @@
 import { ApiError, type ChannelData, type ContractUser, type DomainEvent, type GuildData, type MemberData } from '@kith/platform';
 import { newInviteCode } from '../../src/domain/invite.codes.js';
+import type { ClaimedJob, TargetJob, TargetUsersStore } from '../../src/domain/target-users.ports.js';
 import type { InviteRecord, NewInvite } from '../../src/domain/invite.types.js';
 import type {
   AddMemberAnswer,
@@ -18,6 +19,8 @@ export class MemoryInviteStore implements InviteStore {
   readonly rows = new Map<string, InviteRecord & { pending: number; deleted: boolean }>();
   readonly events: DomainEvent[] = [];
   now = Date.now();
+  /** Where files given at creation go (the real store writes the job in the same transaction). */
+  targetStore: MemoryTargetStore | undefined;
 
   private isLive(r: InviteRecord & { deleted: boolean }): boolean {
     return !r.deleted && (r.expires_at === null || r.expires_at.getTime() > this.now) && (r.max_uses === 0 || r.uses < r.max_uses);
@@ -39,10 +42,13 @@ export class MemoryInviteStore implements InviteStore {
       uses: 0,
       created_at,
       expires_at: invite.max_age === 0 ? null : new Date(this.now + invite.max_age * 1000),
+      targeted: invite.targetFile !== undefined,
       pending: 0,
       deleted: false,
     };
+    delete (row as { targetFile?: unknown }).targetFile;
     this.rows.set(code, row);
+    if (invite.targetFile) this.targetStore?.add(code, invite.targetFile);
     this.events.push(...events(this.plain(row)));
     return { invite: this.plain(row) };
   }
@@ -57,7 +63,8 @@ export class MemoryInviteStore implements InviteStore {
         r.temporary === i.temporary &&
         r.flags === i.flags &&
         r.target_type === i.target_type &&
-        r.role_ids.join() === i.role_ids.join(),
+        r.role_ids.join() === i.role_ids.join() &&
+        !r.targeted,
     );
     return found && this.plain(found);
   }
@@ -124,8 +131,10 @@ export function user(id: string): ContractUser {
 }
 
 export class FakeUsers implements UserDirectory {
+  /** Unset: every id is a user. */
+  known: Set<string> | undefined;
   async users(ids: readonly string[]) {
-    return new Map(ids.map((id) => [id, user(id)]));
+    return new Map(ids.filter((id) => this.known?.has(id) ?? true).map((id) => [id, user(id)]));
   }
 }
 
@@ -207,5 +216,66 @@ export class FakeSocial implements SocialDirectory {
   }
   async friendIds(userId: string): Promise<string[]> {
     return [...this.friends].filter((p) => p.startsWith(`${userId}:`)).map((p) => p.split(':')[1]!);
+  }
+}
+
+/** Target users jobs in memory, with the store's generation rule. */
+export class MemoryTargetStore implements TargetUsersStore {
+  readonly jobsByCode = new Map<string, TargetJob & { rows: string[]; generation: number; claimed: boolean }>();
+  readonly targets = new Map<string, Set<string>>();
+
+  add(code: string, rows: string[]): void {
+    this.jobsByCode.set(code, {
+      status: 1,
+      total_users: rows.length,
+      processed_users: 0,
+      created_at: new Date(),
+      completed_at: null,
+      error_message: null,
+      rows,
+      generation: 1,
+      claimed: false,
+    });
+  }
+  async job(code: string) {
+    return this.jobsByCode.get(code);
+  }
+  async jobs(codes: readonly string[]) {
+    return new Map(codes.filter((c) => this.jobsByCode.has(c)).map((c) => [c, this.jobsByCode.get(c)!] as const));
+  }
+  async file(code: string) {
+    return this.jobsByCode.get(code)?.rows;
+  }
+  async replaceFile(code: string, rows: readonly string[]) {
+    const job = this.jobsByCode.get(code);
+    if (!job) return false;
+    Object.assign(job, { rows: [...rows], status: 1, total_users: rows.length, processed_users: 0, error_message: null, claimed: false });
+    job.generation++;
+    return true;
+  }
+  async isTarget(code: string, userId: string) {
+    return this.targets.get(code)?.has(userId) ?? false;
+  }
+  async claim(): Promise<ClaimedJob | undefined> {
+    const entry = [...this.jobsByCode.entries()].find(([, j]) => j.status === 1 && !j.claimed);
+    if (!entry) return undefined;
+    entry[1].claimed = true;
+    return { code: entry[0], generation: entry[1].generation, rows: [...entry[1].rows] };
+  }
+  async progress(job: ClaimedJob, processed: number) {
+    const j = this.jobsByCode.get(job.code)!;
+    if (j.generation === job.generation) j.processed_users = processed;
+  }
+  async complete(job: ClaimedJob, userIds: readonly string[]) {
+    const j = this.jobsByCode.get(job.code)!;
+    if (j.generation !== job.generation) return false;
+    this.targets.set(job.code, new Set(userIds));
+    Object.assign(j, { status: 2, processed_users: userIds.length, completed_at: new Date(), claimed: false });
+    return true;
+  }
+  async fail(job: ClaimedJob, message: string, processed: number) {
+    const j = this.jobsByCode.get(job.code)!;
+    if (j.generation === job.generation)
+      Object.assign(j, { status: 3, error_message: message, processed_users: processed, claimed: false });
   }
 }

@@ -4,7 +4,17 @@ import { Close, Op, bareToken, decodeFrame, dispatchFrame, identifyData, isKnown
 import type { GatewayConnection, SessionRef } from './connection.js';
 import type { Delivery } from './delivery.js';
 import { audienceIncludes } from './membership.js';
-import type { AuthPort, EventLogPort, GuildsPort, ReadyGuilds, SessionStorePort, SocialPort, StreamPosition, TokenOwner } from './ports.js';
+import type {
+  AuthPort,
+  EventLogPort,
+  GuildsPort,
+  ReadyGuilds,
+  SessionStorePort,
+  SocialPort,
+  StreamEvent,
+  StreamPosition,
+  TokenOwner,
+} from './ports.js';
 import { readyPayload } from './ready.js';
 
 export interface GatewayOptions {
@@ -219,9 +229,12 @@ export class GatewayService {
     }
     for (const frame of claim.frames) conn.send(frame);
     if (last > conn.streamSeq) {
-      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => {
+      const missed: StreamEvent[] = [];
+      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => void missed.push({ event, streamSeq }));
+      // In stream order, checking each audience against the guilds the events before it left.
+      for (const { event, streamSeq } of await delivery.firstCopies(missed)) {
         if (audienceIncludes(event.audience, account.userId, conn.guilds)) await delivery.deliverTo(conn, event, streamSeq);
-      });
+      }
     }
     if (!conn.open) return;
     conn.streamSeq = Math.max(conn.streamSeq, last);

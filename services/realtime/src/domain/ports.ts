@@ -98,6 +98,15 @@ export interface StreamEvent {
   streamSeq: number;
 }
 
+/**
+ * Tells the first stream message of each event from the copies a relay published again after the
+ * stream's duplicate window: one event, one dispatch, whatever the outage.
+ */
+export interface EventCopiesPort {
+  /** The events, in order, without those whose id an earlier stream position already carried. */
+  firstCopies(events: readonly StreamEvent[]): Promise<StreamEvent[]>;
+}
+
 /** How far this replica's own consumer has got in the stream. */
 export interface StreamPosition {
   /** The event being dispatched now, or the last one dispatched: a session attached now starts after it. */
