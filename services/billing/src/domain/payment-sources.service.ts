@@ -29,15 +29,26 @@ export class PaymentSourcesService {
   }
 
   /** The user's customer at the gateway, made once (its idempotency key is the user's). */
+  /** Customers never change once made: kept in memory, bounded. */
+  private readonly customers = new Map<string, string>();
+
   async customerOf(userId: string): Promise<string> {
+    const cached = this.customers.get(userId);
+    if (cached) return cached;
     const known = await this.store.customerOf(userId);
-    if (known) return known;
+    if (known) return this.remember(userId, known);
     try {
       const made = await this.gateway.createCustomer(userId, `kith_customer_${userId}`);
-      return await this.store.saveCustomer(userId, made);
+      return this.remember(userId, await this.store.saveCustomer(userId, made));
     } catch (err) {
       throw gatewayFailure(err);
     }
+  }
+
+  private remember(userId: string, customerId: string): string {
+    if (this.customers.size >= 10_000) this.customers.delete(this.customers.keys().next().value!);
+    this.customers.set(userId, customerId);
+    return customerId;
   }
 
   async add(userId: string, input: AddSource): Promise<PaymentSource> {

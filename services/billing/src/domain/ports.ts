@@ -152,6 +152,8 @@ export interface NewSubscription {
   payment: Payment;
   /** Ids of the boost slots the purchase grants. */
   slots: string[];
+  /** Whether it changes the user's premium type (a premium tier bought and paid). */
+  premium: boolean;
 }
 
 export type SubscriptionPatch = Partial<

@@ -86,6 +86,9 @@ class FakeStore implements Partial<SubscriptionStore> {
   async get(_userId: string, id: string) {
     return this.subscriptions.get(id);
   }
+  async latestInvoice() {
+    return undefined;
+  }
   async claim(userId: string, loadId: string, hash: string, paymentId: string): Promise<Claim> {
     const key = `${userId}/${loadId}`;
     const p = this.purchases.get(key);
@@ -151,10 +154,10 @@ describe('PurchaseService', () => {
   it('when many copies of one purchase arrive at once, then the gateway is asked once and all get the same subscription', async () => {
     const { service, gateway } = setup();
     const results = await Promise.all(Array.from({ length: 50 }, () => service.create('u1', body())));
-    expect(new Set(results.map((s) => s.id)).size).toBe(1);
+    expect(new Set(results.map((r) => r.subscription.id)).size).toBe(1);
     expect(gateway.charges).toHaveLength(1);
     const later = await service.create('u1', body());
-    expect(later.id).toBe(results[0]!.id);
+    expect(later.subscription.id).toBe(results[0]!.subscription.id);
     expect(gateway.charges).toHaveLength(1);
   });
 
@@ -183,7 +186,7 @@ describe('PurchaseService', () => {
     gateway.failNext = 1;
     await expect(service.create('u1', body())).rejects.toMatchObject({ status: 502 });
     const done = await service.create('u1', body());
-    expect(done.status).toBe(1);
+    expect(done.subscription.status).toBe(1);
     expect(gateway.charges.map((c) => c.idempotencyKey)).toEqual([gateway.charges[0]!.idempotencyKey, gateway.charges[0]!.idempotencyKey]);
     expect(gateway.keysCharged.size).toBe(1);
   });

@@ -47,6 +47,12 @@ export interface CreateSubscription {
   load_id?: string | undefined;
 }
 
+/** A purchase's answer: the subscription and the invoice it was billed with. */
+export interface Purchased {
+  subscription: Subscription;
+  latestInvoice: Invoice | undefined;
+}
+
 export interface PurchaseOptions {
   leaseMs: number;
   /** How long a copy of a purchase waits for the one doing it before answering 100031. */
@@ -63,7 +69,7 @@ export interface PurchaseOptions {
  */
 export class PurchaseService {
   /** Copies of a purchase in this process wait on the first instead of polling the database. */
-  private readonly inFlight = new Map<string, { hash: string; done: Promise<Subscription> }>();
+  private readonly inFlight = new Map<string, { hash: string; done: Promise<Purchased> }>();
 
   constructor(
     private readonly catalogue: CatalogueStore,
@@ -75,7 +81,7 @@ export class PurchaseService {
     private readonly options: PurchaseOptions,
   ) {}
 
-  async create(userId: string, request: CreateSubscription): Promise<Subscription> {
+  async create(userId: string, request: CreateSubscription): Promise<Purchased> {
     const hash = requestHash(request);
     const loadId = request.load_id ?? `anonymous:${this.ids.next()}`;
     const key = `${userId}\n${loadId}`;
@@ -93,7 +99,7 @@ export class PurchaseService {
     }
   }
 
-  private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Subscription> {
+  private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Purchased> {
     const { plans, priced, currency } = await this.quote(request);
     const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
     if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
@@ -134,10 +140,10 @@ export class PurchaseService {
     return source;
   }
 
-  private async replay(userId: string, outcome: PurchaseOutcome): Promise<Subscription> {
+  private async replay(userId: string, outcome: PurchaseOutcome): Promise<Purchased> {
     if ('subscription_id' in outcome) {
       const subscription = await this.store.get(userId, outcome.subscription_id);
-      if (subscription) return subscription;
+      if (subscription) return { subscription, latestInvoice: await this.store.latestInvoice(subscription.id) };
       throw billingError('UNKNOWN_SUBSCRIPTION');
     }
     throw errorFromBody(outcome.status, outcome.body);
@@ -152,7 +158,7 @@ export class PurchaseService {
     priced: PricedInvoice,
     currency: string,
     source: { id: string; gateway_source_id: string } | null,
-  ): Promise<Subscription> {
+  ): Promise<Purchased> {
     let result: ChargeResult;
     try {
       result = source
@@ -191,13 +197,14 @@ export class PurchaseService {
       : { status: 400, body: billingError('CONFIRMATION_REQUIRED', { payment_id: paymentId }).body };
     const slotCount = paid ? request.items.reduce((n, i) => n + plans.get(i.plan_id)!.premium_guild_slots * i.quantity, 0) : 0;
     const slots = Array.from({ length: slotCount }, () => this.ids.next());
-    const created = await this.store.completePurchase(userId, loadId, { subscription, invoice, payment, slots }, outcome, () => [
+    const premium = paid && [...plans.values()].some((p) => p.premium_type > 0);
+    const created = await this.store.completePurchase(userId, loadId, { subscription, invoice, payment, slots, premium }, outcome, () => [
       { name: 'USER_SUBSCRIPTIONS_UPDATE', audience: { users: [userId] }, data: null },
       paymentUpdate(userId, payment),
       ...slots.map((id) => slotCreated(userId, id, subscription.id)),
     ]);
     if (!paid) throw errorFromBody(400, (outcome as { body: { code: number; message: string } }).body);
-    return created;
+    return { subscription: created, latestInvoice: created.id === subscription.id ? invoice : await this.store.latestInvoice(created.id) };
   }
 
   private subscriptionOf(

@@ -53,9 +53,8 @@ export function subscriptionRoutes(app: Express, domain: SubscriptionDomain): vo
   app.post(base, async (req, res) => {
     const userId = userIdOf(res);
     const body = parse(createSubscriptionBody, req.body);
-    const created = await purchases.create(userId, body).finally(afterChange);
-    const { latestInvoice } = await subscriptions.get(userId, created.id);
-    res.json(subscriptionView(created, latestInvoice));
+    const { subscription, latestInvoice } = await purchases.create(userId, body).finally(afterChange);
+    res.json(subscriptionView(subscription, latestInvoice));
   });
 
   app.get(`${base}/:id`, async (req, res) => {

@@ -121,35 +121,32 @@ export class PgSubscriptionStore implements SubscriptionStore {
   }
 
   claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number): Promise<Claim> {
+    const lease = `${leaseMs} milliseconds`;
     return this.inUserTx(userId, async (trx) => {
-      const existing = await trx
-        .selectFrom('purchases')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('load_id', '=', loadId)
-        .executeTakeFirst();
-      if (!existing) {
-        const other =
-          await sql`SELECT 1 FROM purchases WHERE user_id = ${userId} AND state = 'pending' AND lease_until > now() LIMIT 1`.execute(trx);
-        if (other.rows.length > 0) return { kind: 'other_in_progress' };
-        await trx
-          .insertInto('purchases')
-          .values({
-            user_id: userId,
-            load_id: loadId,
-            request_hash: requestHash,
-            state: 'pending',
-            payment_id: paymentId,
-            lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` as unknown as Date,
-          })
-          .execute();
+      // The purchase under this name, if any, and whether another of the user's is under way: one round trip.
+      const { rows } = await sql<{
+        request_hash: string | null;
+        state: string | null;
+        outcome: unknown;
+        payment_id: string | null;
+        other: boolean;
+      }>`
+        SELECT p.request_hash, p.state, p.outcome, p.payment_id,
+          EXISTS (SELECT 1 FROM purchases o WHERE o.user_id = ${userId} AND o.load_id <> ${loadId} AND o.state = 'pending'
+            AND o.lease_until > now()) AS other
+        FROM (SELECT 1) AS one LEFT JOIN purchases p ON p.user_id = ${userId} AND p.load_id = ${loadId}`.execute(trx);
+      const existing = rows[0]!;
+      if (existing.request_hash === null) {
+        if (existing.other) return { kind: 'other_in_progress' };
+        await sql`INSERT INTO purchases (user_id, load_id, request_hash, state, payment_id, lease_until)
+          VALUES (${userId}, ${loadId}, ${requestHash}, 'pending', ${paymentId}, now() + ${lease}::interval)`.execute(trx);
         return { kind: 'claimed', paymentId };
       }
       if (existing.request_hash !== requestHash) return { kind: 'mismatch' };
-      if (existing.state !== 'pending') return { kind: 'done', outcome: existing.outcome as unknown as PurchaseOutcome };
-      const { rows } = await sql`UPDATE purchases SET lease_until = now() + ${`${leaseMs} milliseconds`}::interval
+      if (existing.state !== 'pending') return { kind: 'done', outcome: existing.outcome as PurchaseOutcome };
+      const taken = await sql`UPDATE purchases SET lease_until = now() + ${lease}::interval
         WHERE user_id = ${userId} AND load_id = ${loadId} AND lease_until <= now() RETURNING 1`.execute(trx);
-      return rows.length > 0 ? { kind: 'claimed', paymentId: existing.payment_id } : { kind: 'busy' };
+      return taken.rows.length > 0 ? { kind: 'claimed', paymentId: existing.payment_id! } : { kind: 'busy' };
     });
   }
 
@@ -166,17 +163,51 @@ export class PgSubscriptionStore implements SubscriptionStore {
     outcome: PurchaseOutcome,
     events: (s: Subscription) => DomainEvent[],
   ): Promise<Subscription> {
-    return this.inUserTx(userId, async (trx) => {
+    // No user lock: finishing the pending purchase row is the guard (one attempt finishes it).
+    return this.db.transaction().execute(async (trx) => {
       const finished = await this.finish(trx, userId, loadId, 'done', outcome, created.subscription.id);
       if (!finished) return this.alreadyFinished(trx, userId, loadId);
-      const subscription = await this.insertSubscription(trx, created);
-      await this.insertInvoice(trx, userId, created.invoice);
-      await this.insertPayment(trx, created.payment);
-      await this.insertSlots(trx, userId, created.subscription.id, created.slots);
-      await markPerks(trx, 'user', userId);
+      const subscription = await this.insertPurchase(trx, userId, created);
       await this.outbox.enqueue(trx, events(subscription));
       return subscription;
     });
+  }
+
+  /** A purchase's rows (subscription, items, invoice, payment, slots, perk mark) in one statement. */
+  private async insertPurchase(trx: Transaction<BillingDatabase>, userId: string, created: NewSubscription): Promise<Subscription> {
+    const { items, ...s } = created.subscription;
+    const inv = created.invoice;
+    const p = created.payment;
+    const itemRows = items.map((i) => sql`(${i.id}, ${s.id}, ${i.plan_id}, ${i.quantity})`);
+    const slotRows = created.slots.map((id) => sql`(${id}, ${userId}, ${s.id})`);
+    const { rows } = await sql<{ created_at: Date; failed_renewals: number }>`WITH
+      sub AS (INSERT INTO subscriptions (id, user_id, type, status, currency, payment_gateway, payment_source_id,
+          current_period_start, current_period_end, streak_started_at, canceled_at, trial_id, trial_ends_at, country_code,
+          metadata, renewal_mutations, pause_duration_days, pause_ends_at, next_action_at, created_at, updated_at)
+        VALUES (${s.id}, ${s.user_id}, ${s.type}, ${s.status}, ${s.currency}, ${s.payment_gateway}, ${s.payment_source_id},
+          ${s.current_period_start}, ${s.current_period_end}, ${s.streak_started_at}, ${s.canceled_at}, ${s.trial_id}, ${s.trial_ends_at},
+          ${s.country_code}, ${JSON.stringify(s.metadata)}::jsonb, ${s.renewal_mutations ? JSON.stringify(s.renewal_mutations) : null}::jsonb,
+          ${s.pause_duration_days}, ${s.pause_ends_at}, ${s.next_action_at}, ${s.current_period_start}, ${s.current_period_start})
+        RETURNING created_at, failed_renewals),
+      items AS (INSERT INTO subscription_items (id, subscription_id, plan_id, quantity) VALUES ${sql.join(itemRows)}),
+      invoice AS (INSERT INTO invoices (id, subscription_id, user_id, status, currency, subtotal, tax, total, tax_inclusive, items,
+          period_start, period_end, reason, created_at)
+        VALUES (${inv.id}, ${s.id}, ${userId}, ${inv.status}, ${inv.currency}, ${inv.subtotal}, ${inv.tax}, ${inv.total}, ${inv.tax_inclusive},
+          ${JSON.stringify(inv.items)}::jsonb, ${inv.period_start}, ${inv.period_end}, ${inv.reason}, now())),
+      payment AS (INSERT INTO payments (id, user_id, subscription_id, invoice_id, payment_source_id, amount, tax, tax_inclusive, currency,
+          status, description, sku_id, plan_id, gateway_payment_id, idempotency_key, error_code, created_at)
+        VALUES (${p.id}, ${p.user_id}, ${p.subscription_id}, ${p.invoice_id}, ${p.payment_source_id}, ${p.amount}, ${p.tax}, ${p.tax_inclusive},
+          ${p.currency}, ${p.status}, ${p.description}, ${p.sku_id}, ${p.plan_id}, ${p.gateway_payment_id}, ${p.idempotency_key}, ${p.error_code},
+          ${p.created_at}))
+      ${slotRows.length > 0 ? sql`, slots AS (INSERT INTO premium_guild_slots (id, user_id, subscription_id) VALUES ${sql.join(slotRows)})` : sql``}
+      ${
+        created.premium
+          ? sql`, perks AS (INSERT INTO perk_sync (kind, target_id, since) VALUES ('user', ${userId}, clock_timestamp())
+          ON CONFLICT (kind, target_id) DO UPDATE SET since = clock_timestamp())`
+          : sql``
+      }
+      SELECT created_at, failed_renewals FROM sub`.execute(trx);
+    return { ...s, items, created_at: rows[0]!.created_at, failed_renewals: rows[0]!.failed_renewals };
   }
 
   failPurchase(userId: string, loadId: string, payment: Payment, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void> {
@@ -215,26 +246,6 @@ export class PgSubscriptionStore implements SubscriptionStore {
       );
     if (!rows[0]) throw new Error('purchase finished without a subscription');
     return toSubscription(rows[0]);
-  }
-
-  protected async insertSubscription(trx: Transaction<BillingDatabase>, created: NewSubscription): Promise<Subscription> {
-    const { items, ...s } = created.subscription;
-    const row = await trx
-      .insertInto('subscriptions')
-      .values({
-        ...s,
-        metadata: JSON.stringify(s.metadata),
-        renewal_mutations: s.renewal_mutations ? JSON.stringify(s.renewal_mutations) : null,
-        created_at: s.current_period_start,
-        updated_at: s.current_period_start,
-      })
-      .returning(['created_at', 'failed_renewals'])
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('subscription_items')
-      .values(items.map((i) => ({ id: i.id, subscription_id: s.id, plan_id: i.plan_id, quantity: i.quantity })))
-      .execute();
-    return { ...s, items, created_at: row.created_at, failed_renewals: row.failed_renewals };
   }
 
   protected async insertInvoice(trx: Transaction<BillingDatabase>, userId: string, invoice: Invoice): Promise<void> {
