@@ -1,92 +1,133 @@
 import { pathToFileURL } from 'node:url';
 
+/**
+ * PostgreSQL connections one whole stack may hold at once: a third of the server's default
+ * `max_connections` (100), so three stacks (or one with three replicas of everything) fit on one
+ * server beside its superuser reserve.
+ */
+export const POSTGRES_CONNECTION_BUDGET = 33;
+/** Kept back from the shares: the admin connection a starting service opens for a moment to create its database. */
+export const POSTGRES_STARTUP_RESERVE = 1;
+/** The least a database-owning process can run with: one pooled connection and the outbox listener's. */
+const MIN_SHARE = 2;
+
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
 // tests and the benchmark. Port offset lets a second stack run beside the first.
+//
+// PostgreSQL: every process owns a database and gets a share of POSTGRES_CONNECTION_BUDGET as its
+// DB_CONNECTIONS (the platform's pool takes all but one, which the outbox listener keeps), weight 1
+// unless it says `postgres: <weight>`; one that opens no database says `postgres: 0`. A new
+// service adds nothing: it gets its share, and the others' shrink so the stack still fits.
 export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith') {
   const port = (p) => String(p + offset);
   const host = '127.0.0.1';
   // Each stack's Redis keys follow its database prefix, so two stacks on one Redis (a hand-started
   // one and the end-to-end tests, or two checkouts) never read each other's keys.
   const redisPrefix = (name) => `${dbPrefix}:${name}:`;
-  return withRedisPrefixes(redisPrefix, [
-    {
-      name: 'auth',
-      dir: 'services/auth',
-      env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
-      readyUrl: `http://${host}:${port(8101)}/readyz`,
-    },
-    {
-      name: 'social',
-      dir: 'services/social',
-      env: {
-        HTTP_PORT: port(8102),
-        GRPC_PORT: port(50052),
-        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
-        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+  return withPostgresShares(
+    withRedisPrefixes(redisPrefix, [
+      {
+        name: 'auth',
+        dir: 'services/auth',
+        // Twice the others': every request's token check at the edge reads auth's sessions.
+        postgres: 2,
+        env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
+        readyUrl: `http://${host}:${port(8101)}/readyz`,
       },
-      readyUrl: `http://${host}:${port(8102)}/readyz`,
-    },
-    {
-      name: 'guilds',
-      dir: 'services/guilds',
-      env: { HTTP_PORT: port(8104), GRPC_PORT: port(50054), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
-      readyUrl: `http://${host}:${port(8104)}/readyz`,
-    },
-    {
-      // Local development GIF providers and streaming platforms (see services/integrations/src/dev).
-      name: 'providers',
-      dir: 'services/integrations',
-      entry: 'dist/dev/providers.main.js',
-      // A stand-in for outside providers: no image, no production deployment (the deploy check and
-      // the README's settings table skip it; compose and the dev overlay run it as a dev tool).
-      devOnly: true,
-      env: { GIF_PROVIDERS_PORT: port(8111) },
-      readyUrl: `http://${host}:${port(8111)}/healthz`,
-    },
-    {
-      name: 'integrations',
-      dir: 'services/integrations',
-      env: {
-        HTTP_PORT: port(8105),
-        GRPC_PORT: port(50055),
-        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
-        SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
-        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
-        TENOR_API_URL: `http://${host}:${port(8111)}`,
-        GIPHY_API_URL: `http://${host}:${port(8111)}`,
-        KLIPY_API_URL: `http://${host}:${port(8111)}`,
+      {
+        name: 'social',
+        dir: 'services/social',
+        env: {
+          HTTP_PORT: port(8102),
+          GRPC_PORT: port(50052),
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+        },
+        readyUrl: `http://${host}:${port(8102)}/readyz`,
       },
-      readyUrl: `http://${host}:${port(8105)}/readyz`,
-    },
-    {
-      name: 'realtime',
-      dir: 'services/realtime',
-      env: {
-        HTTP_PORT: port(8108),
-        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
-        SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
-        GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
-        // Clients reach the socket through the edge.
-        PUBLIC_GATEWAY_URL: `ws://${host}:${port(8080)}/gateway`,
+      {
+        name: 'guilds',
+        dir: 'services/guilds',
+        env: { HTTP_PORT: port(8104), GRPC_PORT: port(50054), AUTH_GRPC_ADDR: `${host}:${port(50051)}` },
+        readyUrl: `http://${host}:${port(8104)}/readyz`,
       },
-      readyUrl: `http://${host}:${port(8108)}/readyz`,
-    },
-    {
-      name: 'gateway',
-      dir: 'gateway',
-      env: {
-        PORT: port(8080),
-        AUTH_HTTP_URL: `http://${host}:${port(8101)}`,
-        AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
-        REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
-        SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
-        GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
-        INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
+      {
+        // Local development GIF providers and streaming platforms (see services/integrations/src/dev).
+        name: 'providers',
+        dir: 'services/integrations',
+        entry: 'dist/dev/providers.main.js',
+        // A stand-in for outside providers: no image, no production deployment (the deploy check and
+        // the README's settings table skip it; compose and the dev overlay run it as a dev tool).
+        devOnly: true,
+        postgres: 0,
+        env: { GIF_PROVIDERS_PORT: port(8111) },
+        readyUrl: `http://${host}:${port(8111)}/healthz`,
       },
-      readyUrl: `http://${host}:${port(8080)}/readyz`,
-      baseUrl: `http://${host}:${port(8080)}/api/v9`,
-    },
-  ]);
+      {
+        name: 'integrations',
+        dir: 'services/integrations',
+        env: {
+          HTTP_PORT: port(8105),
+          GRPC_PORT: port(50055),
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+          GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+          TENOR_API_URL: `http://${host}:${port(8111)}`,
+          GIPHY_API_URL: `http://${host}:${port(8111)}`,
+          KLIPY_API_URL: `http://${host}:${port(8111)}`,
+        },
+        readyUrl: `http://${host}:${port(8105)}/readyz`,
+      },
+      {
+        name: 'realtime',
+        dir: 'services/realtime',
+        postgres: 0,
+        env: {
+          HTTP_PORT: port(8108),
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+          GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+          // Clients reach the socket through the edge.
+          PUBLIC_GATEWAY_URL: `ws://${host}:${port(8080)}/gateway`,
+        },
+        readyUrl: `http://${host}:${port(8108)}/readyz`,
+      },
+      {
+        name: 'gateway',
+        dir: 'gateway',
+        postgres: 0,
+        env: {
+          PORT: port(8080),
+          AUTH_HTTP_URL: `http://${host}:${port(8101)}`,
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
+          SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
+          GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
+          INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
+        },
+        readyUrl: `http://${host}:${port(8080)}/readyz`,
+        baseUrl: `http://${host}:${port(8080)}/api/v9`,
+      },
+    ]),
+  );
+}
+
+/**
+ * Each database-owning process's DB_CONNECTIONS: its weight's part of the budget (less the startup
+ * reserve), rounded down, so the stack's sum never passes the budget. Throws when the stack has
+ * grown past what the budget can give each process its minimum: raise the budget deliberately.
+ */
+export function withPostgresShares(list, budget = POSTGRES_CONNECTION_BUDGET) {
+  const weightOf = (p) => p.postgres ?? 1;
+  const total = list.reduce((sum, p) => sum + weightOf(p), 0);
+  const spendable = budget - POSTGRES_STARTUP_RESERVE;
+  return list.map((p) => {
+    const weight = weightOf(p);
+    if (weight === 0) return p;
+    const share = Math.floor((spendable * weight) / total);
+    if (share < MIN_SHARE) throw new Error(`PostgreSQL budget of ${budget} connections cannot give ${p.name} ${MIN_SHARE}`);
+    return { ...p, env: { DB_CONNECTIONS: String(share), ...p.env } };
+  });
 }
 
 function withRedisPrefixes(redisPrefix, list) {
