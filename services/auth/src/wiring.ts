@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addService, type ServiceParts, type ServiceWiring } from '@kith/platform';
+import { addService, WorkQueue, type ServiceParts, type ServiceWiring } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import type { AuthConfig } from './config.js';
 import { createMailer } from './delivery/mail.js';
@@ -84,7 +84,16 @@ type Stores = ReturnType<typeof stores>;
 function basics(config: AuthConfig, { logger }: Parts, s: Stores) {
   return {
     sessions: new SessionsService(s.sessions, { idleDays: config.SESSION_IDLE_DAYS, touchIntervalMs: config.SESSION_TOUCH_INTERVAL_MS }),
-    passwords: new PasswordHasher({ memoryKiB: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS }),
+    passwords: new PasswordHasher({
+      memoryKiB: config.ARGON2_MEMORY_KIB,
+      iterations: config.ARGON2_ITERATIONS,
+      queue: new WorkQueue({
+        name: 'password hashing',
+        concurrency: config.ARGON2_CONCURRENCY,
+        maxWaiting: config.ARGON2_MAX_WAITING,
+        maxWaitMs: config.ARGON2_MAX_WAIT_MS,
+      }),
+    }),
     mailer: createMailer(config, logger),
     sms: createSms(config, logger),
     links: new RecoveryLinks(config.PUBLIC_WEB_URL),
