@@ -4,7 +4,8 @@
 //     with the public key, the gateway signs with the private one);
 //   - an Ed25519 private key every process signs its gRPC calls with and checks others' against;
 //   - auth's MFA elevation key (HMAC of the 5-minute elevation tokens: any replica checks the
-//     tokens any other signed).
+//     tokens any other signed);
+//   - the webhooks service's key for the tokens it keeps sealed (AES-256-GCM, 32 bytes).
 //
 //   node scripts/gen-secrets.mjs > .env                             # docker compose reads .env
 //   node scripts/gen-secrets.mjs --dir deploy/k8s/overlays/dev/secrets   # files for kustomize
@@ -18,12 +19,14 @@ const secrets = {
   'internal-token-private.pem': privateKey.export({ type: 'pkcs8', format: 'pem' }),
   'service-token.pem': generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
   'mfa-elevation-key': randomBytes(48).toString('base64url'),
+  'webhook-token-key': randomBytes(32).toString('base64'),
 };
 const envNames = {
   'internal-token-public.pem': 'KITH_INTERNAL_TOKEN_PUBLIC_KEY',
   'internal-token-private.pem': 'KITH_INTERNAL_TOKEN_PRIVATE_KEY',
   'service-token.pem': 'KITH_SERVICE_TOKEN_KEY',
   'mfa-elevation-key': 'KITH_MFA_ELEVATION_KEY',
+  'webhook-token-key': 'KITH_WEBHOOK_TOKEN_KEY',
 };
 
 const dirAt = process.argv.indexOf('--dir');

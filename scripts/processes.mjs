@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -16,7 +17,8 @@ const MIN_SHARE = 2;
 //
 // PostgreSQL: every process owns a database and gets a share of POSTGRES_CONNECTION_BUDGET as its
 // DB_CONNECTIONS (the platform's pool takes all but one, which the outbox listener keeps), weight 1
-// unless it says `postgres: <weight>`; one that opens no database says `postgres: 0`. A new
+// unless it says `postgres: <weight>`; one that opens no database says `postgres: 0` (development
+// stand-ins, `devOnly`, open none). A new
 // service adds nothing: it gets its share, and the others' shrink so the stack still fits.
 export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith') {
   const port = (p) => String(p + offset);
@@ -31,7 +33,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         dir: 'services/auth',
         // Twice the others': every request's token check at the edge reads auth's sessions.
         postgres: 2,
-        env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051) },
+        env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051), INVITES_GRPC_ADDR: `${host}:${port(50053)}` },
         readyUrl: `http://${host}:${port(8101)}/readyz`,
       },
       {
@@ -52,6 +54,18 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         readyUrl: `http://${host}:${port(8104)}/readyz`,
       },
       {
+        name: 'invites',
+        dir: 'services/invites',
+        env: {
+          HTTP_PORT: port(8103),
+          GRPC_PORT: port(50053),
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
+          GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+        },
+        readyUrl: `http://${host}:${port(8103)}/readyz`,
+      },
+      {
         // Local development GIF providers and streaming platforms (see services/integrations/src/dev).
         name: 'providers',
         dir: 'services/integrations',
@@ -59,7 +73,6 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
         // A stand-in for outside providers: no image, no production deployment (the deploy check and
         // the README's settings table skip it; compose and the dev overlay run it as a dev tool).
         devOnly: true,
-        postgres: 0,
         env: { GIF_PROVIDERS_PORT: port(8111) },
         readyUrl: `http://${host}:${port(8111)}/healthz`,
       },
@@ -75,8 +88,47 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
           TENOR_API_URL: `http://${host}:${port(8111)}`,
           GIPHY_API_URL: `http://${host}:${port(8111)}`,
           KLIPY_API_URL: `http://${host}:${port(8111)}`,
+          OAUTH2_AUTHORIZED_URL: `http://${host}:${port(8080)}/oauth2/authorized`,
         },
         readyUrl: `http://${host}:${port(8105)}/readyz`,
+      },
+      {
+        // Local development payment gateway speaking Stripe's API (see services/billing/src/dev).
+        name: 'payment-gateway',
+        dir: 'services/billing',
+        entry: 'dist/dev/stripe.main.js',
+        // A stand-in for an outside provider: no image, no production deployment.
+        devOnly: true,
+        env: { PAYMENT_GATEWAY_PORT: port(8113) },
+        readyUrl: `http://${host}:${port(8113)}/healthz`,
+      },
+      {
+        name: 'billing',
+        dir: 'services/billing',
+        env: {
+          HTTP_PORT: port(8106),
+          GRPC_PORT: port(50056),
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+          STRIPE_API_URL: `http://${host}:${port(8113)}`,
+        },
+        readyUrl: `http://${host}:${port(8106)}/readyz`,
+      },
+      {
+        name: 'webhooks',
+        dir: 'services/webhooks',
+        env: {
+          HTTP_PORT: port(8107),
+          GRPC_PORT: port(50057),
+          AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
+          GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+          // A development stack's tokens are sealed with a key of its own (a deployment sets one from
+          // its secrets): stable across restarts of the stack, so the tokens it showed stay readable.
+          WEBHOOK_TOKEN_KEY:
+            process.env.WEBHOOK_TOKEN_KEY ?? createHash('sha256').update(`kith-development-webhooks:${dbPrefix}`).digest('base64'),
+          PUBLIC_API_URL: `http://${host}:${port(8080)}/api`,
+        },
+        readyUrl: `http://${host}:${port(8107)}/readyz`,
       },
       {
         name: 'realtime',
@@ -103,7 +155,10 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
           REALTIME_HTTP_URL: `http://${host}:${port(8108)}`,
           SOCIAL_HTTP_URL: `http://${host}:${port(8102)}`,
           GUILDS_HTTP_URL: `http://${host}:${port(8104)}`,
+          INVITES_HTTP_URL: `http://${host}:${port(8103)}`,
           INTEGRATIONS_HTTP_URL: `http://${host}:${port(8105)}`,
+          BILLING_HTTP_URL: `http://${host}:${port(8106)}`,
+          WEBHOOKS_HTTP_URL: `http://${host}:${port(8107)}`,
         },
         readyUrl: `http://${host}:${port(8080)}/readyz`,
         baseUrl: `http://${host}:${port(8080)}/api/v9`,
@@ -118,7 +173,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
  * grown past what the budget can give each process its minimum: raise the budget deliberately.
  */
 export function withPostgresShares(list, budget = POSTGRES_CONNECTION_BUDGET) {
-  const weightOf = (p) => p.postgres ?? 1;
+  const weightOf = (p) => p.postgres ?? (p.devOnly ? 0 : 1);
   const total = list.reduce((sum, p) => sum + weightOf(p), 0);
   const spendable = budget - POSTGRES_STARTUP_RESERVE;
   return list.map((p) => {

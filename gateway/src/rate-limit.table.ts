@@ -138,6 +138,8 @@ export const LIMIT_RULES: readonly LimitRule[] = [
     windowS: minute,
     per: 'caller',
   },
+  // Every application made is a bot user made.
+  { bucket: 'applications.create', routes: ['POST /applications'], limit: 5, windowS: minute, per: 'caller' },
   { bucket: 'integrations.join', routes: ['POST /integrations/{integration}/join'], limit: 5, windowS: minute, per: 'caller' },
   {
     bucket: 'gifs',

@@ -17,6 +17,7 @@ describe('serviceFor', () => {
     ['/users/@me/mfa/sms/disable', 'auth'],
     ['/users/@me/disable', 'auth'],
     ['/users/@me/delete', 'auth'],
+    ['/users/@me/devices', 'auth'],
     // social
     ['/users/@me/relationships', 'social'],
     ['/users/@me/relationships/123', 'social'],
@@ -24,6 +25,8 @@ describe('serviceFor', () => {
     ['/users/@me/game-relationships/123/456', 'social'],
     ['/friend-suggestions', 'social'],
     ['/friend-suggestions/123', 'social'],
+    ['/users/123', 'social'],
+    ['/users/123/profile', 'social'],
     // guilds
     ['/guilds', 'guilds'],
     ['/guilds/1', 'guilds'],
@@ -49,10 +52,17 @@ describe('serviceFor', () => {
     ['/integrations/1', 'integrations'],
     ['/gifs/search', 'integrations'],
     ['/users/@me/guilds/integration-application-ids', 'integrations'],
+    ['/applications', 'integrations'],
+    ['/applications/1/commands', 'integrations'],
+    ['/oauth2/authorize', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],
     ['/users/@me/guilds/premium/x', 'billing'],
+    ['/users/@me/billing/payment-sources', 'billing'],
+    ['/store/published-listings/skus/521847234246082599/subscription-plans', 'billing'],
+    ['/guilds/123/premium/subscriptions', 'billing'],
+    ['/guilds/123/premium/subscriptions/456', 'billing'],
     // webhooks
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
@@ -63,7 +73,8 @@ describe('serviceFor', () => {
     // nobody's
     ['/', undefined],
     ['/nope', undefined],
-    ['/users/123', undefined],
+    ['/users/123/settings', undefined],
+    ['/users/abc', undefined],
     ['/users/@meh', undefined],
     ['/authx', undefined],
     ['/v8/users/@me', undefined],
@@ -87,6 +98,8 @@ describe('serviceFor', () => {
     expect(serviceFor('/guilds/1/invitesx')).toBe('guilds');
     expect(serviceFor('/users/@me/guilds/premiumx')).toBe('guilds');
     expect(serviceFor('/users/@me/billingx')).toBeUndefined();
+    expect(serviceFor('/storex')).toBeUndefined();
+    expect(serviceFor('/guilds/123/premiumx')).toBe('guilds');
   });
 
   it('when the table is read, then every rule is anchored at the start of the path', () => {

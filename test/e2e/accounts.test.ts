@@ -139,10 +139,10 @@ describe('edge failures', () => {
     expect(res.json).toEqual({ code: 0, message: '404: Not Found' });
   });
 
-  it('when a path group has no service yet, then 404 like any unknown route', async () => {
+  it('when a path under a served group is not a route of its service, then 404 like any unknown route', async () => {
     const { token } = await newUser();
-    // Invites are routed by the edge but no invites service runs yet.
-    const res = await api('GET', '/users/@me/invites', { token });
+    // The edge forwards /users/@me/* to auth, which has no such route.
+    const res = await api('GET', '/users/@me/no-such-thing', { token });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ code: 0, message: '404: Not Found' });
   });

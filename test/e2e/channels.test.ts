@@ -61,10 +61,19 @@ describe('guild channels through @discordjs/rest', () => {
     expect(await aliceRest.get(`/channels/${channel.id}`)).toMatchObject({ id: channel.id, guild_id: guildId });
   });
 
-  it('when a stranger or a bad body comes, then the client sees 10003, 10004 and 50035', async () => {
+  it('when a stranger or a bad body comes, then the client sees 50001 for what exists, 10003 and 10004 for what does not, and 50035', async () => {
     const channel = (await aliceRest.post(`/guilds/${guildId}/channels`, { body: { name: 'private' } })) as Channel;
-    expect(await refusal(bobRest.get(`/channels/${channel.id}`))).toEqual({ status: 404, code: 10003 });
-    expect(await refusal(bobRest.post(`/guilds/${guildId}/channels`, { body: { name: 'x' } }))).toEqual({ status: 404, code: 10004 });
+    expect(await refusal(bobRest.get(`/channels/${channel.id}`))).toEqual({ status: 403, code: 50001 });
+    expect(await refusal(bobRest.patch(`/channels/${channel.id}`, { body: { name: 'mine' } }))).toEqual({ status: 403, code: 50001 });
+    expect(await refusal(bobRest.delete(`/channels/${channel.id}`))).toEqual({ status: 403, code: 50001 });
+    expect(await refusal(bobRest.post(`/guilds/${guildId}/channels`, { body: { name: 'x' } }))).toEqual({ status: 403, code: 50001 });
+    expect(await refusal(bobRest.get(`/guilds/${guildId}/channels`))).toEqual({ status: 403, code: 50001 });
+    const unknownChannel = String(BigInt(channel.id) + 4096n);
+    expect(await refusal(bobRest.get(`/channels/${unknownChannel}`))).toEqual({ status: 404, code: 10003 });
+    expect(await refusal(aliceRest.get(`/channels/${unknownChannel}`))).toEqual({ status: 404, code: 10003 });
+    const unknownGuild = String(BigInt(guildId) + 4096n);
+    expect(await refusal(bobRest.post(`/guilds/${unknownGuild}/channels`, { body: { name: 'x' } }))).toEqual({ status: 404, code: 10004 });
+    expect(await aliceRest.get(`/channels/${channel.id}`)).toMatchObject({ id: channel.id, name: 'private' });
     expect(await refusal(aliceRest.post(`/guilds/${guildId}/channels`, { body: { name: 'x', type: 3 } }))).toEqual({
       status: 400,
       code: 50035,

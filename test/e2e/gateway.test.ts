@@ -87,7 +87,7 @@ describe('the gateway, as real clients use it', () => {
     client.socket.close();
   });
 
-  it('when a session is logged out, then its token is refused on its next request, its socket closes with 4004 and the user’s other socket gets AUTH_SESSION_CHANGE', async () => {
+  it('when a session is logged out, then its token is refused on its next request, its socket closes with 4004 and the user’s other socket is told nothing', async () => {
     const user = await newUser();
     const login = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } });
     const other = login.json.token as string;
@@ -105,13 +105,12 @@ describe('the gateway, as real clients use it', () => {
     expect(logout.status).toBe(204);
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401);
     expect(await leaving.closed).toBe(4004);
-    await staying.until((f) => f.t === 'AUTH_SESSION_CHANGE');
-    expect(staying.frames.at(-1)).toEqual({
-      op: 0,
-      t: 'AUTH_SESSION_CHANGE',
-      s: 2,
-      d: { auth_session_id_hash: leaving.ready.auth_session_id_hash },
-    });
+    // AUTH_SESSION_CHANGE tells a connection its own session changed: the next dispatch is the probe.
+    await publish('RELATIONSHIP_ADD', await userIdOf(other), { probe: true });
+    await staying.until((f) => f.t === 'RELATIONSHIP_ADD');
+    expect(staying.frames.filter((f) => f.op === 0 && f.t !== 'READY')).toEqual([
+      { op: 0, t: 'RELATIONSHIP_ADD', s: 2, d: { probe: true } },
+    ]);
     staying.socket.close();
   });
 });

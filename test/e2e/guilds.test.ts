@@ -49,16 +49,35 @@ describe('guilds through the real gateway', () => {
     expect(mine).toEqual([expect.objectContaining({ id: guild.id, owner: true })]);
   });
 
-  it('when a stranger asks for the guild, then @discordjs/rest raises the platform error 10004', async () => {
+  it('when a stranger acts on a guild that exists, then @discordjs/rest raises 403 50001 Missing Access; on one that does not, 404 10004', async () => {
     const owner = await newUser();
     const stranger = await newUser();
     const guild = (await restFor(owner.token).post('/guilds', { body: { name: 'private' } })) as Guild;
-    const error = await restFor(stranger.token)
-      .get(`/guilds/${guild.id}`)
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DiscordAPIError);
-    expect((error as DiscordAPIError).code).toBe(10004);
-    expect((error as DiscordAPIError).status).toBe(404);
+    const rest = userRest(stranger.token, { retries: 0 });
+    const refusal = (request: Promise<unknown>) =>
+      request.then(
+        () => 'answered',
+        (e: unknown) => (e instanceof DiscordAPIError ? { status: e.status, code: e.code } : String(e)),
+      );
+    const missingAccess = { status: 403, code: 50001 };
+    const unknownGuild = { status: 404, code: 10004 };
+    const absent = String(BigInt(guild.id) + 4096n);
+    for (const id of [guild.id, absent]) {
+      const expected = id === guild.id ? missingAccess : unknownGuild;
+      expect(await refusal(rest.get(`/guilds/${id}`))).toEqual(expected);
+      expect(await refusal(rest.patch(`/guilds/${id}`, { body: { name: 'taken' } }))).toEqual(expected);
+      expect(await refusal(rest.post(`/guilds/${id}/delete`, { body: {} }))).toEqual(expected);
+      expect(await refusal(rest.delete(`/guilds/${id}`))).toEqual(expected);
+      expect(await refusal(rest.get(`/guilds/${id}/channels`))).toEqual(expected);
+      expect(await refusal(rest.get(`/guilds/${id}/roles`))).toEqual(expected);
+      expect(await refusal(rest.post(`/guilds/${id}/roles`, { body: { name: 'x' } }))).toEqual(expected);
+      expect(await refusal(rest.get(`/guilds/${id}/members`))).toEqual(expected);
+      expect(await refusal(rest.get(`/guilds/${id}/bans`))).toEqual(expected);
+    }
+    // Nothing the stranger tried changed the guild.
+    const after = (await restFor(owner.token).get(`/guilds/${guild.id}`)) as Guild;
+    expect(after).toMatchObject({ id: guild.id, name: 'private', roles: [expect.objectContaining({ name: '@everyone' })] });
+    expect(after.roles).toHaveLength(1);
   });
 
   it('when a body is bad, then the edge answers the 50035 form error', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, fieldCode } from './client.js';
+import { DiscordAPIError } from '@discordjs/rest';
+import { api, fieldCode, userRest } from './client.js';
 import {
   befriend,
   closeSocialGrpc,
@@ -180,16 +181,25 @@ describe.concurrent('create relationship', () => {
     expectError(await put(a, a.id, { type: 2 }), 400, 80003);
   });
 
-  it('when a stranger’s request is accepted without confirm_stranger_request, then 50035 BASE_TYPE_REQUIRED on it; with it, friends', async () => {
+  it('when a stranger’s request is accepted without confirm_stranger_request, then 400 80013 and nothing changes; with it, friends', async () => {
     const [a, b] = await people(2);
     expectNoContent(await put(b, a.id));
     expect(await rowFor(a, b)).toMatchObject({ type: 3, stranger_request: true });
     for (const body of [{}, { type: 1 }, { type: -1, confirm_stranger_request: false }]) {
       const res = await put(a, b.id, body);
-      expectError(res, 400, 50035);
-      expect(fieldCode(res.json, 'confirm_stranger_request')).toBe('BASE_TYPE_REQUIRED');
+      expectError(res, 400, 80013);
+      expect(res.json).toEqual({ code: 80013, message: expect.stringMatching(/^You must confirm the friend request/) });
     }
+    const refused = await userRest(a.token, { retries: 0 })
+      .put(`/users/@me/relationships/${b.id}`, { body: {} })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(refused).toBeInstanceOf(DiscordAPIError);
+    expect(refused).toMatchObject({ status: 400, code: 80013 });
     expect(await rowFor(a, b)).toMatchObject({ type: 3 });
+    expect(await rowFor(b, a)).toMatchObject({ type: 4 });
     expectNoContent(await put(a, b.id, { type: 1, confirm_stranger_request: true }));
     expect(await rowFor(a, b)).toMatchObject({ type: 1 });
     expect(await rowFor(b, a)).toMatchObject({ type: 1 });

@@ -63,8 +63,8 @@ const ACT: Record<Action, (a: Online, b: Online) => ReturnType<typeof api>> = {
   'PATCH nickname': (a, b) => api('PATCH', `/users/@me/relationships/${b.id}`, { token: a.token, body: { nickname: 'bestie' } }),
 };
 
-/** 204, or the JSON error code (50035 is the stranger-consent form error on `confirm_stranger_request`). */
-type Answer = 204 | 80001 | 80005 | 80006 | 80007 | 50035;
+/** 204, or the JSON error code (80013: a stranger's request accepted without `confirm_stranger_request`). */
+type Answer = 204 | 80001 | 80005 | 80006 | 80007 | 80013;
 
 // start, action → answer; A's row, B's row afterwards; the events A's and B's sockets received, in order.
 type Row = [Start, Action, Answer, string, string, string[], string[]];
@@ -104,7 +104,7 @@ const TABLE: Row[] = [
 
   // POST has no consent field: sending a request to whoever asked you accepts theirs.
   ['B→A pending', 'POST by username', 204, '1', '1', ['ADD 1'], ['ADD 1']],
-  unchanged('B→A pending', 'PUT {}', 50035, '3 stranger', '4'),
+  unchanged('B→A pending', 'PUT {}', 80013, '3 stranger', '4'),
   ['B→A pending', 'PUT type -1', 204, '1', '1', ['ADD 1'], ['ADD 1']],
   ['B→A pending', 'PUT type 1', 204, '1', '1', ['ADD 1'], ['ADD 1']],
   ['B→A pending', 'PUT type 2', 204, '2', '-', ['ADD 2'], ['REMOVE 4']],

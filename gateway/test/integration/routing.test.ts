@@ -142,7 +142,7 @@ describe('gateway in front of the real auth service', () => {
   });
 
   it('when the route is unknown, then it is 404 with the platform body', async () => {
-    for (const path of ['/api/v9/nope', '/api/v9/users/123/profile', '/api/v8/users/@me', '/v9/users/@me', '/']) {
+    for (const path of ['/api/v9/nope', '/api/v9/users/123/connections', '/api/v8/users/@me', '/v9/users/@me', '/']) {
       const res = await call(base, path);
       expect(res.status, path).toBe(404);
       expect(res.body).toEqual(NOT_FOUND);

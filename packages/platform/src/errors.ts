@@ -11,6 +11,7 @@ interface CatalogueEntry {
  * `ApiError.of(code)`; the status and message come from here so they never drift apart.
  */
 export const ERRORS = {
+  UNKNOWN_APPLICATION: { code: 10002, status: 404, message: 'Unknown Application' },
   UNKNOWN_CHANNEL: { code: 10003, status: 404, message: 'Unknown Channel' },
   UNKNOWN_GUILD: { code: 10004, status: 404, message: 'Unknown Guild' },
   UNKNOWN_INTEGRATION: { code: 10005, status: 404, message: 'Unknown Integration' },
@@ -31,16 +32,20 @@ export const ERRORS = {
   MAX_INVITES: { code: 30016, status: 400, message: 'Maximum number of invites reached (1000)' },
   MAX_GUILD_WEBHOOKS: { code: 30058, status: 400, message: 'Maximum number of webhooks per guild reached (1000)' },
   UNAUTHORIZED_ACTION: { code: 40001, status: 401, message: 'Unauthorized. Provide a valid token and try again.' },
+  REQUEST_TOO_LARGE: { code: 40005, status: 413, message: 'Request entity too large' },
   ACCOUNT_UNVERIFIED: { code: 40002, status: 403, message: 'You need to verify your account in order to perform this action.' },
   BANNED_FROM_GUILD: { code: 40007, status: 403, message: 'The user is banned from this guild.' },
   MISSING_ACCESS: { code: 50001, status: 403, message: 'Missing Access' },
+  EMPTY_MESSAGE: { code: 50006, status: 400, message: 'Cannot send an empty message' },
   MISSING_PERMISSIONS: { code: 50013, status: 403, message: 'Missing Permissions' },
   INVALID_AUTH_TOKEN: { code: 50014, status: 401, message: 'Invalid authentication token provided' },
   PASSWORD_MISMATCH: { code: 50018, status: 400, message: 'Password does not match.' },
   INVALID_INVITE: { code: 50020, status: 400, message: 'Invite code is either invalid or taken.' },
   INVALID_WEBHOOK_TOKEN: { code: 50027, status: 401, message: 'Invalid Webhook Token' },
+  INVALID_CHANNEL_TYPE: { code: 50024, status: 400, message: 'Cannot execute action on this channel type' },
   INVALID_FORM_BODY: { code: 50035, status: 400, message: 'Invalid Form Body' },
   SYSTEM_WEBHOOK: { code: 50073, status: 403, message: 'Cannot modify a system webhook' },
+  THREAD_ARCHIVED: { code: 50083, status: 400, message: 'Thread is archived' },
   INVALID_JSON: { code: 50109, status: 400, message: 'The request body contains invalid JSON.' },
   MFA_ALREADY_ENABLED: { code: 60001, status: 400, message: 'This account is already enrolled in two-factor authentication' },
   MFA_NOT_ENABLED: { code: 60002, status: 400, message: 'This account is not enrolled in two-factor authentication' },
@@ -62,6 +67,15 @@ export const ERRORS = {
   ALREADY_FRIENDS: { code: 80007, status: 400, message: 'You are already friends with that user.' },
   DISCRIMINATOR_REQUIRED: { code: 80008, status: 400, message: 'A discriminator is required.' },
   NO_COMMON_APPLICATION: { code: 80009, status: 400, message: 'Users have no common application authorization.' },
+  STRANGER_REQUEST_UNCONFIRMED: { code: 80013, status: 400, message: 'You must confirm the friend request to accept it.' },
+  FORUM_THREAD_REQUIRED: { code: 220001, status: 400, message: 'Webhooks posted to forum channels must have a thread_name or thread_id' },
+  FORUM_THREAD_CONFLICT: {
+    code: 220002,
+    status: 400,
+    message: 'Webhooks posted to forum channels cannot have both a thread_name and thread_id',
+  },
+  THREAD_NAME_OUTSIDE_FORUM: { code: 220003, status: 400, message: 'Webhooks can only create threads in forum channels' },
+  SERVICE_IN_FORUM: { code: 220004, status: 400, message: 'Webhook services cannot be used in forum channels' },
 } as const satisfies Record<string, CatalogueEntry & { code: number }>;
 
 export type ErrorName = keyof typeof ERRORS;

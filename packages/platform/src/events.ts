@@ -30,6 +30,11 @@ export interface DomainEvent<T = unknown> {
 export interface EventInternal {
   /** Auth sessions that ended: their sockets close with 4004 and their tokens stop at the edge. */
   revoked_session_ids?: string[];
+  /**
+   * The session the (one) revoked session's holder goes on with, as after a password change: its
+   * sockets are kept open and moved to it, and they alone get the event (AUTH_SESSION_CHANGE).
+   */
+  moved_to_session?: { id: string; id_hash: string };
 }
 
 /** The message body on the stream. Its `id` is also the `Nats-Msg-Id` header, so duplicates drop. */

@@ -14,6 +14,8 @@ const authConfigFields = z.object({
   GRPC_PORT: serviceConfig.GRPC_PORT.default(50051),
   /** Starts every Redis key of the service, so services and stacks sharing a Redis never meet. */
   REDIS_PREFIX: z.string().default('kith:auth:'),
+  /** host:port of the invites service's gRPC server (registration with an invite code). */
+  INVITES_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
   /** How long a session lives without being used, in days. */
   SESSION_IDLE_DAYS: z.coerce.number().int().positive().default(90),
   /** How often a session's last-used time is written back, at most (it is approximate by design). */

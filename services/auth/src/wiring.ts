@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { addService, WorkQueue, type ServiceParts, type ServiceWiring } from '@kith/platform';
+import { addService, createClient, WorkQueue, type ServiceParts, type ServiceWiring } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
+import { InvitesService } from '@kith/proto/invites/v1/invites';
 import type { AuthConfig } from './config.js';
 import { createMailer } from './delivery/mail.js';
 import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
-import { AccountsService } from './domain/accounts.service.js';
+import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
+import { DevicesService } from './domain/devices.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
 import { GuessLimits } from './domain/guards/guesses.js';
 import { HandoffService } from './domain/handoff.service.js';
@@ -33,10 +35,13 @@ import { UsernamesService } from './domain/registration/usernames.service.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
+import { BotUsers } from './domain/bots.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
+import { GrpcInviteRedeemer } from './grpc/invites.client.js';
 import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
+import { devicesRoutes } from './http/devices.routes.js';
 import { handoffRoutes } from './http/handoff.routes.js';
 import { mfaRoutes } from './http/mfa.routes.js';
 import { phoneRoutes } from './http/phone.routes.js';
@@ -46,6 +51,7 @@ import { registrationRoutes } from './http/registration.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { webauthnRoutes } from './http/webauthn.routes.js';
 import { AccountStore } from './store/account.store.js';
+import { PgDevices } from './store/devices.store.js';
 import { MfaStore } from './store/mfa.store.js';
 import { RecoveryStore } from './store/recovery.store.js';
 import { RedisBackoffs, RedisTicketStore, RedisTotpSteps, RedisValues, RedisWindows } from './store/redis.store.js';
@@ -65,6 +71,7 @@ function stores({ db, redis, outbox }: Parts) {
     users: new UsersStore(db),
     accounts: new AccountStore(db, updates),
     sessions: new SessionsStore(db, outbox),
+    devices: new PgDevices(db),
     knownSources: new PgKnownSources(db),
     mfa: new MfaStore(db, updates),
     sms: new SqlSmsAccountStore(db, updates),
@@ -162,12 +169,13 @@ function factors(config: AuthConfig, { ids, logger }: Parts, s: Stores, b: Basic
 type Factors = ReturnType<typeof factors>;
 
 /** Registration, login and its helpers. */
-function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Factors) {
+function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Factors, invites: InviteRedeemer) {
   const phones = new PhoneVerificationService(s.values, b.limiter, b.sms, logger, (phone) => s.recovery.isBlacklisted(phone));
   const fingerprints = new FingerprintsService(s.values, ids, b.limiter);
   const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger, phones);
   const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations };
-  const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, new RegistrationGate(phones, fingerprints));
+  const gate = new RegistrationGate(phones, fingerprints);
+  const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, gate, invites);
   const usernames = new UsernamesService(s.users, (basis) => accounts.suggestUsername(basis));
   return { phones, fingerprints, locations, accounts, usernames, handoff: new HandoffService(s.values, s.users, b.sessions) };
 }
@@ -200,17 +208,20 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
   const b = basics(config, parts, s);
   const g = guards(config, parts, s, b);
   const f = factors(config, parts, s, b, g);
-  const e = entry(parts, s, b, g, f);
+  const invitesClient = createClient(InvitesService, config.INVITES_GRPC_ADDR);
+  const e = entry(parts, s, b, g, f, new GrpcInviteRedeemer(invitesClient, parts.logger));
   const r = recovery(config, parts, s, b, g, f, e);
   const changes = new AccountChangesService(s.users, s.accounts, b.passwords, f.mfa, f.elevation, b.sessions, (before) =>
     r.emailChanged(before),
   );
   const settings = new SettingsService(s.settings);
+  const devices = new DevicesService(s.devices);
   return {
     routes: (app) => {
       registrationRoutes(app, { usernames: e.usernames, phones: e.phones, fingerprints: e.fingerprints });
       handoffRoutes(app, e.handoff);
       authRoutes(app, e.accounts, b.sessions);
+      devicesRoutes(app, devices);
       settingsRoutes(app, settings);
       const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions });
       webauthnRoutes(app, { webauthn: f.webauthn, guard: f.elevation, passwordless });
@@ -221,9 +232,14 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       // The platform's 429 for every limit above (login failures, guesses, SMS sends).
       app.use(rateLimited);
     },
-    closers: [() => b.mailer.close()],
+    closers: [() => b.mailer.close(), async () => invitesClient.close()],
     grpc: (server) => {
-      addService(server, AuthService, authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation), parts.logger);
+      addService(
+        server,
+        AuthService,
+        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, new BotUsers(s.users, parts.ids)),
+        parts.logger,
+      );
       return [AuthService.typeName];
     },
   };

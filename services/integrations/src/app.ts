@@ -2,8 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { startService, type Logger, type RunningService } from '@kith/platform';
 import type { IntegrationsConfig } from './config.js';
 import { gifsModule } from './gifs.module.js';
+import { applicationRoutes } from './http/applications.routes.js';
 import { gifRoutes } from './http/gifs.routes.js';
+import { integrationRoutes } from './http/integrations.routes.js';
 import { providerErrors } from './http/provider-errors.js';
+import { integrationsModule } from './integrations.module.js';
 import type { IntegrationsDatabase } from './store/schema.js';
 
 export const SERVICE_NAME = 'integrations';
@@ -18,13 +21,17 @@ export function startIntegrations(config: IntegrationsConfig, logger?: Logger): 
     config,
     migrationsFolder: MIGRATIONS,
     ...(logger ? { logger } : {}),
-    wire: ({ redis, logger: log }) => {
+    wire: ({ db, redis, outbox, ids, logger: log }) => {
       const gifs = gifsModule(config, redis, log);
+      const m = integrationsModule(config, { db, outbox, ids, logger: log });
       return {
         routes: (app) => {
           gifRoutes(app, gifs);
+          integrationRoutes(app, m.integrations, m.channels);
+          applicationRoutes(app, m.applications, m.authorize);
           providerErrors(app);
         },
+        closers: m.closers,
       };
     },
   });

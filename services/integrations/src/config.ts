@@ -11,6 +11,8 @@ export const integrationsConfigSchema = z.object({
   AUTH_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   SOCIAL_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
   GUILDS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+  /** Where an OAuth2 authorization sends the user's browser once done (the platform's "authorized" page). */
+  OAUTH2_AUTHORIZED_URL: httpUrl.default('http://127.0.0.1:8080/oauth2/authorized'),
   /** The webhooks service (its integration cleanup); unset where it is not deployed. */
   WEBHOOKS_GRPC_ADDR: z.string().optional(),
 

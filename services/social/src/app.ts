@@ -6,6 +6,7 @@ import { SocialService } from '@kith/proto/social/v1/social';
 import type { SocialConfig } from './config.js';
 import { ContactSyncService } from './domain/contact-sync.service.js';
 import { GameRelationshipsService } from './domain/game-relationships.service.js';
+import { ProfileService } from './domain/profile.service.js';
 import { RelationshipListCache } from './domain/relationship-list.js';
 import { RelationshipsService } from './domain/relationships.service.js';
 import { SuggestionsService } from './domain/suggestions.service.js';
@@ -15,6 +16,7 @@ import { GrpcGuildDirectory } from './grpc/guild-directory.js';
 import { socialGrpc } from './grpc/social.grpc.js';
 import { AuthUserDirectory } from './grpc/user-directory.js';
 import { gameRoutes, suggestionRoutes } from './http/game.routes.js';
+import { profileRoutes } from './http/profile.routes.js';
 import { relationshipRoutes } from './http/relationships.routes.js';
 import { PgContactSyncTokens } from './store/contact-sync.store.js';
 import { PgGameStore } from './store/game.store.js';
@@ -43,7 +45,8 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
       // Only what is shown (the list, a removal's events) uses cached users: the state machine checks
       // users (bots, existence) live.
       const cachedUsers = new UserCache(users, { ttlMs: config.USER_CACHE_TTL_MS, maxEntries: config.USER_CACHE_MAX_ENTRIES });
-      const relationships = new RelationshipsService(store, users, new GrpcGuildDirectory(guilds, log), undefined, cachedUsers);
+      const guildDirectory = new GrpcGuildDirectory(guilds, log);
+      const relationships = new RelationshipsService(store, users, guildDirectory, undefined, cachedUsers);
       const userUpdates = followUserUpdates(nats, cachedUsers, log);
       const lists = new RelationshipListCache(store, cachedUsers, {
         ttlMs: config.USER_CACHE_TTL_MS,
@@ -53,6 +56,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
       const suggestions = new SuggestionsService(new PgSuggestionStore(db, emit), users);
       const contactSync = new ContactSyncService(new PgContactSyncTokens(db), relationships);
       const queries = new PgRelationshipQueries(db);
+      const profiles = new ProfileService(users, guildDirectory, queries);
       return {
         // No route of this service answers without a user.
         requireUser: true,
@@ -60,9 +64,10 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
           relationshipRoutes(app, relationships, lists, contactSync);
           gameRoutes(app, games);
           suggestionRoutes(app, suggestions);
+          profileRoutes(app, profiles);
         },
         grpc: (server) => {
-          addService(server, SocialService, socialGrpc({ queries, lists, games, contactSync, suggestions }), log);
+          addService(server, SocialService, socialGrpc({ queries, lists, games, contactSync, suggestions, relationships }), log);
           return [SocialService.typeName];
         },
         closers: [async () => userUpdates.close(), async () => auth.close(), async () => guilds.close()],

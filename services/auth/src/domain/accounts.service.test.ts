@@ -80,6 +80,23 @@ function formErrors(err: unknown) {
 }
 
 describe('AccountsService.register', () => {
+  it('when an invite code comes with the registration, then it is redeemed for the new account once it exists', async () => {
+    const redeemed: string[] = [];
+    const withInvites = new AccountsService(
+      users as unknown as UsersPort,
+      fakeSessions as unknown as SessionsService,
+      fakePasswords as unknown as PasswordHasher,
+      new SnowflakeGenerator(),
+      undefined,
+      undefined,
+      { redeem: async (code, userId) => void redeemed.push(`${code}:${userId}:${users.users.length}`) },
+    );
+    const { userId } = await withInvites.register(input({ invite: 'Code1234' }), request);
+    expect(redeemed).toEqual([`Code1234:${userId}:1`]);
+    await withInvites.register(input({ username: 'bob', email: 'bob@example.com' }), request);
+    expect(redeemed).toHaveLength(1);
+  });
+
   it('when the account is new, then it is stored with the hashed password and a session token is returned', async () => {
     const { token, userId } = await accounts.register(input(), request);
     expect(token).toBe(`token-of-${userId}`);

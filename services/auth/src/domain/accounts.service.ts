@@ -18,6 +18,13 @@ export interface RegisterInput {
   phone_token?: string;
   /** A fingerprint we issued; the account then takes its snowflake. */
   fingerprint?: string;
+  /** An invite code the new account accepts once it exists. */
+  invite?: string | null;
+}
+
+/** Accepts an invite for a new account (registration's `invite`) over the invites service; never throws. */
+export interface InviteRedeemer {
+  redeem(code: string, userId: string): Promise<void>;
 }
 
 /** What the registration helpers grant or forbid: consent by country, a verified phone, a fingerprint's id. */
@@ -73,6 +80,7 @@ export class AccountsService {
     private readonly ids: SnowflakeGenerator,
     private readonly extensions?: LoginExtensions,
     private readonly registration?: RegistrationChecks,
+    private readonly invites?: InviteRedeemer,
   ) {}
 
   async register(input: RegisterInput, request: SessionRequest): Promise<{ token: string; userId: string }> {
@@ -100,6 +108,8 @@ export class AccountsService {
     await admission?.settle();
     await this.extensions?.locations?.record(user.id, request.clientIp);
     const { token } = await this.sessions.create(user.id, request);
+    // A bad or used-up code does not undo the registration: the account stands without the join.
+    if (input.invite && this.invites) await this.invites.redeem(input.invite, user.id);
     return { token, userId: user.id };
   }
 

@@ -41,17 +41,24 @@ export interface UserRow {
 }
 
 /** What anyone may see of a user: the partial user object's columns. */
-export type PublicUserRow = Pick<UserRow, 'id' | 'username' | 'discriminator' | 'global_name' | 'avatar' | 'public_flags' | 'bot'>;
+export type PublicUserRow = Pick<UserRow, 'id' | 'username' | 'discriminator' | 'global_name' | 'avatar' | 'public_flags' | 'bot' | 'bio'>;
 
 /** A new account; what is left out takes the store's defaults. */
 export type NewUser = Pick<
   UserRow,
   'id' | 'username' | 'global_name' | 'email' | 'phone' | 'password_hash' | 'date_of_birth' | 'avatar' | 'disabled_at' | 'deleted_at'
 > &
-  Partial<Pick<UserRow, 'promotional_email_opt_in'>>;
+  Partial<Pick<UserRow, 'promotional_email_opt_in' | 'bot' | 'discriminator'>>;
 
 /** Which unique key a write collided with. */
 export type UniqueField = 'username' | 'email' | 'phone';
+
+/** A bot's name and discriminator are another bot's already. */
+export class DuplicateBotTagError extends Error {
+  constructor() {
+    super('duplicate bot tag');
+  }
+}
 
 export class DuplicateUserError extends Error {
   constructor(readonly fields: UniqueField[]) {
@@ -134,6 +141,8 @@ export interface SessionsTransaction {
   revokeByHashes(userId: string, idHashes: string[]): Promise<RevokedSession[]>;
   /** Revokes one session; undefined when it was already revoked. */
   revoke(sessionId: string): Promise<RevokedSession | undefined>;
+  /** Drops the user's registrations of these device push tokens (Logout names the device's). */
+  forgetPushTokens(userId: string, tokens: { provider: string; token: string }[]): Promise<void>;
   /** Written only if the transaction commits, and then published. */
   enqueue(events: DomainEvent[]): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@kith/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_LISTED_SESSIONS, SessionsService } from './sessions.service.js';
+import { sessionIdHash } from './tokens.js';
 import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsPort, SessionsTransaction } from './ports.js';
 
 /** Records what the service asks of its store; answers what each test sets. */
@@ -11,6 +12,7 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
   lookedUp: Buffer[] = [];
   revokeByHashesCalls: { userId: string; idHashes: string[] }[] = [];
   revokeCalls: string[] = [];
+  forgotten: { userId: string; tokens: { provider: string; token: string }[] }[] = [];
   active: ActiveSession | undefined;
   rows: SessionRow[] = [];
   listLimit: number | undefined;
@@ -44,6 +46,7 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
         this.revokeCalls.push(sessionId);
         return this.revokeAnswer;
       },
+      forgetPushTokens: async (userId, tokens) => void this.forgotten.push({ userId, tokens }),
       enqueue: async (events) => void staged.push(...events),
     });
     this.enqueued.push(...staged);
@@ -188,6 +191,21 @@ describe('SessionsService.logoutByHashes', () => {
     expect(await service.logoutByHashes('42', ['h1', 'h2'])).toEqual(['s1', 's2']);
     expect(store.enqueued).toEqual([sessionChange('42', 's1', 'h1'), sessionChange('42', 's2', 'h2')]);
   });
+
+  it('when one revoked session goes on as a new one, then its AUTH_SESSION_CHANGE names the new session and its hash', async () => {
+    store.revokedByHashes = [
+      { id: 's1', id_hash: 'h1' },
+      { id: 's2', id_hash: 'h2' },
+    ];
+    await service.logoutByHashes('42', ['h1', 'h2'], { from: 's2', to: 'new' });
+    expect(store.enqueued).toEqual([
+      sessionChange('42', 's1', 'h1'),
+      {
+        ...sessionChange('42', 's2', sessionIdHash('new')),
+        internal: { revoked_session_ids: ['s2'], moved_to_session: { id: 'new', id_hash: sessionIdHash('new') } },
+      },
+    ]);
+  });
 });
 
 describe('SessionsService.logout', () => {
@@ -195,6 +213,15 @@ describe('SessionsService.logout', () => {
     expect(await service.logout('42', 'sess-1')).toEqual(['sess-1']);
     expect(store.revokeCalls).toEqual(['sess-1']);
     expect(store.enqueued).toEqual([sessionChange('42', 'sess-1', 'hash-1')]);
+  });
+
+  it('when the logout names push tokens, then they are unregistered in the same transaction as the revocation', async () => {
+    const tokens = [
+      { provider: 'gcm', token: 'device-token' },
+      { provider: 'apns_voip', token: 'voip-token' },
+    ];
+    expect(await service.logout('42', 'sess-1', tokens)).toEqual(['sess-1']);
+    expect(store.forgotten).toEqual([{ userId: '42', tokens }]);
   });
 
   it('when the session was already revoked, then no event is written', async () => {

@@ -1,4 +1,4 @@
-import { sessionChangeEvents } from '../events/session.events.js';
+import { sessionChangeEvents, type SessionMove } from '../events/session.events.js';
 import { clientInfoFrom } from './client-info.js';
 import { sourceOf } from './guards/sources.js';
 import { hashToken, newSessionId, newToken, sessionIdHash } from './tokens.js';
@@ -7,6 +7,8 @@ import type { ActiveSession, SessionRow, SessionsPort } from './ports.js';
 /** What the HTTP layer knows of the client creating or using a session. */
 export interface SessionRequest {
   clientIp: string;
+  /** The caller's own session, when the request came with a token: a new token replaces it. */
+  currentSessionId?: string;
   userAgent?: string;
   superProperties?: string;
 }
@@ -69,19 +71,23 @@ export class SessionsService {
   /**
    * Logs out the caller's own sessions named by hash; hashes of other users' sessions do nothing.
    * Each revoked session's AUTH_SESSION_CHANGE commits with the revocation, so the edge and the
-   * sockets hear of exactly the sessions that ended.
+   * sockets hear of exactly the sessions that ended; `move` names the one that goes on as another.
    */
-  logoutByHashes(userId: string, idHashes: string[]): Promise<string[]> {
+  logoutByHashes(userId: string, idHashes: string[], move?: SessionMove): Promise<string[]> {
     return this.store.transaction(async (tx) => {
       const revoked = await tx.revokeByHashes(userId, [...new Set(idHashes)]);
-      await tx.enqueue(sessionChangeEvents(userId, revoked));
+      await tx.enqueue(sessionChangeEvents(userId, revoked, move));
       return revoked.map((s) => s.id);
     });
   }
 
-  /** Ends the caller's own session, with its AUTH_SESSION_CHANGE; returns its id when it was still live. */
-  logout(userId: string, sessionId: string): Promise<string[]> {
+  /**
+   * Ends the caller's own session, with its AUTH_SESSION_CHANGE, and unregisters the device push
+   * tokens the logout names (the session's own go with it); returns its id when it was still live.
+   */
+  logout(userId: string, sessionId: string, pushTokens: { provider: string; token: string }[] = []): Promise<string[]> {
     return this.store.transaction(async (tx) => {
+      await tx.forgetPushTokens(userId, pushTokens);
       const revoked = await tx.revoke(sessionId);
       if (!revoked) return [];
       await tx.enqueue(sessionChangeEvents(userId, [revoked]));

@@ -16,6 +16,7 @@ export function contractUser(u: PublicUserRow): ContractUser {
     avatar: u.avatar ?? undefined,
     publicFlags: BigInt(u.public_flags),
     bot: u.bot,
+    bio: u.bio,
   };
 }
 

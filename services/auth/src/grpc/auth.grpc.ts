@@ -1,5 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
+import type { DevicesService } from '../domain/devices.service.js';
+import type { BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { SessionsService } from '../domain/sessions.service.js';
 import type { SettingsService } from '../domain/settings.service.js';
@@ -12,6 +14,8 @@ export function authGrpc(
   users: UserDirectory,
   settings: SettingsService,
   elevation: ElevationGuard,
+  devices: DevicesService,
+  bots: BotUsers,
 ): ServiceImpl<typeof AuthService> {
   return {
     async validateToken({ token, clientIp }) {
@@ -46,6 +50,22 @@ export function authGrpc(
       if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
       await elevation.require(userId, { headers: [elevationToken], sessionId: sessionId || undefined });
       return {};
+    },
+    async listPushDevices({ userId }) {
+      if (!isStorableId(userId)) return { devices: [] };
+      return {
+        devices: (await devices.list(userId)).map((d) => ({
+          provider: d.provider,
+          token: d.token,
+          sessionIdHash: sessionIdHash(d.sessionId),
+          bundleId: d.bundleId ?? undefined,
+        })),
+      };
+    },
+    async createBotUser({ username }) {
+      if (username.length > 1000)
+        throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
+      return { user: contractUser(await bots.create(username)) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import { ApiError, REVOKED_SESSIONS_HEADER, identityOf, parse, userIdOf } from '@kith/platform';
 import type { AccountsService } from '../domain/accounts.service.js';
+import { tokensOf } from '../domain/devices.service.js';
 import type { SessionRequest, SessionsService } from '../domain/sessions.service.js';
 import { privateUser } from '../domain/user.view.js';
 import { loginBody, logoutBody, logoutSessionsBody, registerBody } from './schemas.js';
@@ -8,8 +9,10 @@ import { loginBody, logoutBody, logoutSessionsBody, registerBody } from './schem
 export function sessionRequest(req: Request, res: Response): SessionRequest {
   const props = req.headers['x-super-properties'];
   const ua = req.headers['user-agent'];
+  const { clientIp, sessionId } = identityOf(res);
   return {
-    clientIp: identityOf(res).clientIp,
+    clientIp,
+    ...(sessionId ? { currentSessionId: sessionId } : {}),
     ...(typeof props === 'string' ? { superProperties: props } : {}),
     ...(typeof ua === 'string' ? { userAgent: ua } : {}),
   };
@@ -50,8 +53,8 @@ export function authRoutes(app: Express, accounts: AccountsService, sessions: Se
 
   app.post('/auth/logout', async (req, res) => {
     const userId = userIdOf(res);
-    parse(logoutBody, req.body);
-    announceRevoked(res, await sessions.logout(userId, sessionIdOf(res)));
+    const body = parse(logoutBody, req.body) ?? {};
+    announceRevoked(res, await sessions.logout(userId, sessionIdOf(res), tokensOf(body)));
     res.status(204).end();
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { lengthString } from '@kith/platform';
+import { PUSH_PROVIDERS } from '../domain/devices.service.js';
 
 const custom = (code: string, message: string) => ({ params: { code, message } });
 
@@ -71,3 +72,26 @@ export const logoutBody = z
     voip_token: z.string().max(4096).nullish(),
   })
   .optional();
+
+const pushProvider = z.enum(PUSH_PROVIDERS);
+const pushToken = z.string().min(1).max(4096);
+const REQUIRED = { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
+
+/** Register Device: a device token, and on iOS its VoIP token (both of a pair, or neither). */
+export const registerDeviceBody = z
+  .object({
+    provider: pushProvider,
+    token: pushToken,
+    voip_provider: pushProvider.nullish(),
+    voip_token: pushToken.nullish(),
+    bypass_server_throttling_supported: z.boolean().optional(),
+    bundle_id: z.string().max(256).nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.voip_provider && !body.voip_token)
+      ctx.addIssue({ code: 'custom', path: ['voip_token'], params: REQUIRED, message: 'required' });
+    if (body.voip_token && !body.voip_provider)
+      ctx.addIssue({ code: 'custom', path: ['voip_provider'], params: REQUIRED, message: 'required' });
+  });
+
+export const unregisterDeviceBody = z.object({ provider: pushProvider, token: pushToken });

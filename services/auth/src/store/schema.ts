@@ -60,4 +60,16 @@ export interface AuthDatabase {
   users: UsersTable;
   sessions: SessionsTable;
   user_login_sources: LoginSourcesTable;
+  push_devices: PushDevicesTable;
+}
+
+export interface PushDevicesTable {
+  provider: string;
+  token: string;
+  session_id: string;
+  // Updatable, unlike other tables' user ids: a device that signs in to another account moves to it.
+  user_id: ColumnType<string, string | bigint, string | bigint>;
+  bundle_id: string | null;
+  bypass_server_throttling: Generated<boolean>;
+  created_at: Generated<Date>;
 }

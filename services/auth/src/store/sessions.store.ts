@@ -122,6 +122,15 @@ class SessionsWriter implements SessionsTransaction {
       .executeTakeFirst();
   }
 
+  async forgetPushTokens(userId: string, tokens: { provider: string; token: string }[]): Promise<void> {
+    if (tokens.length === 0) return;
+    await this.trx
+      .deleteFrom('push_devices')
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or(tokens.map((t) => eb.and([eb('provider', '=', t.provider), eb('token', '=', t.token)]))))
+      .execute();
+  }
+
   async enqueue(events: DomainEvent[]): Promise<void> {
     await this.outbox.enqueue(this.trx, events);
   }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import {
+  DuplicateBotTagError,
   DuplicateIdError,
   DuplicateUserError,
   type NewUser,
@@ -11,7 +12,7 @@ import {
 } from '../domain/ports.js';
 import type { AuthDatabase } from './schema.js';
 
-const PUBLIC_COLUMNS = ['id', 'username', 'discriminator', 'global_name', 'avatar', 'public_flags', 'bot'] as const;
+const PUBLIC_COLUMNS = ['id', 'username', 'discriminator', 'global_name', 'avatar', 'public_flags', 'bot', 'bio'] as const;
 
 const CONSTRAINT_FIELD: Record<string, UniqueField> = {
   users_username_key: 'username',
@@ -29,6 +30,7 @@ export class UsersStore implements UsersPort {
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === 'users_pkey') throw new DuplicateIdError();
+      if (e.code === '23505' && e.constraint === 'users_bot_tag_key') throw new DuplicateBotTagError();
       const field = e.code === '23505' && e.constraint ? CONSTRAINT_FIELD[e.constraint] : undefined;
       if (field) throw new DuplicateUserError([field]);
       throw err;
@@ -43,6 +45,7 @@ export class UsersStore implements UsersPort {
         .selectFrom('users')
         .select('id')
         .where(sql`lower(username)`, '=', values.username.toLowerCase())
+        .where('bot', '=', false)
         .executeTakeFirst();
       if (row) fields.push('username');
     }
@@ -67,11 +70,13 @@ export class UsersStore implements UsersPort {
     return this.db.selectFrom('users').select(PUBLIC_COLUMNS).where('id', 'in', ids).execute();
   }
 
+  /** A person by username: bots share names (their discriminators tell them apart) and are not found by one. */
   findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db
       .selectFrom('users')
       .selectAll()
       .where(sql`lower(username)`, '=', username.toLowerCase())
+      .where('bot', '=', false)
       .executeTakeFirst();
   }
 

@@ -88,3 +88,24 @@ describe('session touch', () => {
     expect(after!.approx_last_used_time).toBe(before!.approx_last_used_time);
   });
 });
+
+describe('AuthService.CreateBotUser', () => {
+  it('when two applications share a name, then each gets a bot user of that name with its own discriminator, found by id and never by name', async () => {
+    const first = (await auth.grpc.createBotUser({ username: 'Shared Name' })).user!;
+    const second = (await auth.grpc.createBotUser({ username: 'shared name' })).user!;
+    expect(first).toMatchObject({ username: 'Shared Name', bot: true });
+    expect(second).toMatchObject({ username: 'shared name', bot: true });
+    expect(first.id).not.toBe(second.id);
+    expect(first.discriminator).toMatch(/^\d{4}$/);
+    const { users } = await auth.grpc.getUsers({ userIds: [first.id, second.id] });
+    expect(users.map((u) => u.bot)).toEqual([true, true]);
+    expect((await auth.grpc.findUserByUsername({ username: 'Shared Name', discriminator: '' })).user).toBeUndefined();
+  });
+
+  it('when a person has the name already, then the bot still gets it, and the person keeps theirs', async () => {
+    const person = await auth.register();
+    const bot = (await auth.grpc.createBotUser({ username: person.username })).user!;
+    expect(bot).toMatchObject({ username: person.username, bot: true });
+    expect((await auth.grpc.findUserByUsername({ username: person.username, discriminator: '' })).user?.id).toBe(person.userId);
+  });
+});

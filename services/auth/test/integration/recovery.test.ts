@@ -57,8 +57,12 @@ async function endedSessions(userId: string): Promise<string[]> {
   return stored
     .filter((e) => e.envelope.audience.users?.includes(userId))
     .flatMap((e) => {
-      const ids = (e.envelope.internal as { revoked_session_ids: string[] }).revoked_session_ids;
-      expect(e.envelope.data).toEqual({ auth_session_id_hash: sessionIdHash(ids[0]!) });
+      const { revoked_session_ids: ids, moved_to_session: moved } = e.envelope.internal as {
+        revoked_session_ids: string[];
+        moved_to_session?: { id: string };
+      };
+      // A session that goes on as the caller's new one names the new session's hash.
+      expect(e.envelope.data).toEqual({ auth_session_id_hash: sessionIdHash(moved?.id ?? ids[0]!) });
       return ids;
     });
 }

@@ -6,6 +6,7 @@ import type { ThreadService } from './channel.threads.js';
 import { renderChannel, toChannel } from './channel.view.js';
 import type { DmService } from './dm.service.js';
 import type { GuildsStore } from './ports.js';
+import { Permission } from './permissions.js';
 import { ChannelType, isThread, overwriteSourceOf } from './records.js';
 
 /** `/channels/{id}` for every kind of channel: each kind's service decides what the verb means. */
@@ -25,16 +26,22 @@ export class ChannelApi {
     return toChannel(row, isThread(row.type) ? [] : await this.store.channels.overwrites(row.id));
   }
 
-  /** Who can see a channel, ascending: members with VIEW_CHANNEL (a thread: in its parent) or the recipients. */
-  async viewerIds(channelId: string): Promise<string[]> {
+  /**
+   * Who can see a channel, ascending: members with VIEW_CHANNEL (a thread: in its parent) or the
+   * recipients. `required`: only the members who also have these permissions there.
+   */
+  async viewerIds(channelId: string, required = 0n): Promise<string[]> {
     const row = await this.store.channels.get(channelId);
     if (!row) return [];
     if (row.guild_id === null) return (await this.store.dms.participants(row)).sort(compareIds);
     const guild = await this.store.channels.snapshot(row.guild_id);
     if (!guild) return [];
     const overwrites = await this.store.channels.overwrites(overwriteSourceOf(row));
-    if (row.type === ChannelType.PRIVATE_THREAD) return privateThreadViewerIds(guild, overwrites, row.owner_id);
-    return viewerIds(guild, overwrites).sort(compareIds);
+    if (row.type === ChannelType.PRIVATE_THREAD) {
+      const withRequired = new Set(viewerIds(guild, overwrites, required | Permission.VIEW_CHANNEL));
+      return privateThreadViewerIds(guild, overwrites, row.owner_id).filter((id) => withRequired.has(id));
+    }
+    return viewerIds(guild, overwrites, required | Permission.VIEW_CHANNEL).sort(compareIds);
   }
 
   async get(userId: string, channelId: string): Promise<Record<string, unknown>> {

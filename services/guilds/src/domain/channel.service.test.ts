@@ -37,16 +37,17 @@ describe('ChannelService.create', () => {
     const secret = await w.channels.channels.create(g.owner, g.guildId, { name: 'secret', permission_overwrites: hideFrom(g.guildId) });
     const audience = w.store.named('CHANNEL_CREATE')[0]!.audience.users!;
     expect([...audience].sort()).toEqual([g.owner].sort());
-    expect(await code(w.channels.get(g.member, secret.id as string))).toBe(10003);
+    expect(await code(w.channels.get(g.member, secret.id as string))).toBe(50001);
     expect((await w.channels.channels.list(g.member, g.guildId)).map((c) => c.name)).toEqual(['general']);
     expect((await w.channels.channels.list(g.owner, g.guildId)).map((c) => c.name)).toEqual(['general', 'secret']);
   });
 
-  it('when a member without MANAGE_CHANNELS creates one, then 50013; outside the guild, 10004', async () => {
+  it('when a member without MANAGE_CHANNELS creates one, then 50013; outside the guild, 50001; in no guild at all, 10004', async () => {
     const w = world();
     const g = await guild(w);
     expect(await code(w.channels.channels.create(g.member, g.guildId, { name: 'x' }))).toBe(50013);
-    expect(await code(w.channels.channels.create(w.user(), g.guildId, { name: 'x' }))).toBe(10004);
+    expect(await code(w.channels.channels.create(w.user(), g.guildId, { name: 'x' }))).toBe(50001);
+    expect(await code(w.channels.channels.create(g.owner, '4242', { name: 'x' }))).toBe(10004);
     expect(w.store.named('CHANNEL_CREATE')).toEqual([]);
   });
 
@@ -222,12 +223,12 @@ describe('ChannelService: overwrites', () => {
     expect((await w.store.channels.overwrites(g.general)).map((o) => o.id)).toEqual([g.role]);
   });
 
-  it('when a member denied VIEW_CHANNEL by an overwrite reads the channel, then 10003; their role allowing it wins over @everyone denying it', async () => {
+  it('when a member denied VIEW_CHANNEL by an overwrite reads the channel, then 50001; their role allowing it wins over @everyone denying it', async () => {
     const w = world();
     const g = await guild(w, Permission.MANAGE_ROLES);
     await w.channels.channels.putOverwrite(g.owner, g.general, { id: g.guildId, type: 0, allow: 0n, deny: Permission.VIEW_CHANNEL });
-    expect(await code(w.channels.get(g.member, g.general))).toBe(10003);
-    expect(await code(w.channels.get(g.manager, g.general))).toBe(10003);
+    expect(await code(w.channels.get(g.member, g.general))).toBe(50001);
+    expect(await code(w.channels.get(g.manager, g.general))).toBe(50001);
     await w.channels.channels.putOverwrite(g.owner, g.general, { id: g.role, type: 0, allow: Permission.VIEW_CHANNEL, deny: 0n });
     expect(await w.channels.get(g.manager, g.general)).toMatchObject({ id: g.general });
   });

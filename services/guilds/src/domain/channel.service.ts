@@ -67,23 +67,29 @@ export class ChannelService {
     private readonly ids: IdSource,
   ) {}
 
-  /** The caller's access to a guild they are a member of; 10004 otherwise (existence is not leaked). */
+  /** The caller's access to a guild they are a member of; 10004 when there is no such guild, 50001 when they are not in it. */
   async memberAccess(
     guildId: string,
     userId: string,
     unit: GuildsUnit = this.store,
   ): Promise<GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> }> {
     const guild = await unit.access.guild(guildId, userId);
-    if (!guild?.ctx) throw ApiError.of('UNKNOWN_GUILD');
+    if (!guild) throw ApiError.of('UNKNOWN_GUILD');
+    if (!guild.ctx) throw ApiError.of('MISSING_ACCESS');
     return guild as GuildAccess & { ctx: NonNullable<GuildAccess['ctx']> };
   }
 
-  /** A channel the caller can see (a member with VIEW_CHANNEL, or a recipient); 10003 otherwise. */
+  /**
+   * A channel the caller can see (a member with VIEW_CHANNEL, or a recipient). 10003 only when no
+   * such channel exists; one that exists but the caller may not see is 50001 Missing Access, as
+   * the platform answers.
+   */
   async visible(channelId: string, userId: string, unit: GuildsUnit = this.store): Promise<ChannelAccess> {
     const access = await unit.access.channel(channelId, userId);
-    if (!access?.member) throw ApiError.of('UNKNOWN_CHANNEL');
-    if (access.channel.guild_id !== null && !(access.permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
-    if (!seesThread(access.channel, userId, access.permissions)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (!access) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (!access.member) throw ApiError.of('MISSING_ACCESS');
+    if (access.channel.guild_id !== null && !(access.permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('MISSING_ACCESS');
+    if (!seesThread(access.channel, userId, access.permissions)) throw ApiError.of('MISSING_ACCESS');
     return access;
   }
 

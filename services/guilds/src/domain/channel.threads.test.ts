@@ -35,7 +35,7 @@ describe('ThreadService.create', () => {
     const thread = await w.channels.threads.create(g.member, g.general, { name: 'secret' });
     expect(thread).toMatchObject({ type: ChannelType.PRIVATE_THREAD, thread_metadata: { invitable: true } });
     expect([...w.store.named('THREAD_CREATE')[0]!.audience.users!].sort()).toEqual([g.owner, g.member].sort());
-    expect(await code(w.channels.get(g.other, thread.id as string))).toBe(10003);
+    expect(await code(w.channels.get(g.other, thread.id as string))).toBe(50001);
     expect(await w.channels.get(g.owner, thread.id as string)).toMatchObject({ id: thread.id });
     expect((await w.channels.threads.active(g.other, g.guildId)).threads).toEqual([]);
     expect((await w.channels.threads.active(g.member, g.guildId)).threads).toEqual([expect.objectContaining({ id: thread.id })]);
@@ -129,5 +129,38 @@ describe('ThreadService: listings', () => {
     expect((await w.channels.threads.active(g.member, g.guildId)).threads).toEqual([]);
     await w.roles.update(g.owner, g.guildId, g.guildId, { permissions: Permission.VIEW_CHANNEL });
     expect(await code(w.channels.threads.archivedPublic(g.member, g.general, undefined, 2))).toBe(50013);
+  });
+});
+
+describe('ThreadService for webhooks', () => {
+  it('when a webhook starts a forum post, then a public thread with the given id, owner and tags, and THREAD_CREATE', async () => {
+    const w = world();
+    const g = await guild(w);
+    const forum = (await w.channels.channels.create(g.owner, g.guildId, { name: 'forum', type: ChannelType.GUILD_FORUM })).id as string;
+    const threadId = w.ids.next();
+    expect(
+      await w.channels.threads.startForWebhook({ parentId: forum, threadId, name: ' post ', appliedTags: [], ownerId: '424242' }),
+    ).toEqual({
+      errorCode: 0,
+      threadId,
+    });
+    expect(await w.channels.get(g.member, threadId)).toMatchObject({ type: 11, name: 'post', parent_id: forum, owner_id: '424242' });
+    expect(w.store.named('THREAD_CREATE')[0]).toMatchObject({ data: { id: threadId, newly_created: true } });
+    expect(
+      (await w.channels.threads.startForWebhook({ parentId: g.general, threadId: w.ids.next(), name: 'x', appliedTags: [], ownerId: '1' }))
+        .errorCode,
+    ).toBe(50024);
+  });
+
+  it('when a webhook posts into an archived thread, then it is unarchived unless locked (50083)', async () => {
+    const w = world();
+    const g = await guild(w);
+    const thread = (await w.channels.threads.create(g.owner, g.general, { name: 't', type: ChannelType.PUBLIC_THREAD })).id as string;
+    await w.channels.modify(g.owner, thread, { archived: true });
+    expect(await w.channels.threads.unarchiveForWebhook(thread)).toBe(0);
+    expect(await w.channels.get(g.owner, thread)).toMatchObject({ thread_metadata: { archived: false } });
+    await w.channels.modify(g.owner, thread, { archived: true, locked: true });
+    expect(await w.channels.threads.unarchiveForWebhook(thread)).toBe(50083);
+    expect(await w.channels.threads.unarchiveForWebhook(g.guildId)).toBe(10003);
   });
 });

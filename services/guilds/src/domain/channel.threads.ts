@@ -78,6 +78,57 @@ export class ThreadService {
     });
   }
 
+  /**
+   * A webhook's forum (or media channel) post: a public thread whose id is its first message's,
+   * owned by the webhook. Answers 0 or the platform's code (10003, 50024).
+   */
+  async startForWebhook(input: { parentId: string; threadId: string; name: string; appliedTags: string[]; ownerId: string }) {
+    return this.store.transaction(async (tx) => {
+      const parent = await tx.channels.get(input.parentId);
+      if (!parent || parent.guild_id === null) return { errorCode: 10003 };
+      if (parent.type !== ChannelType.GUILD_FORUM && parent.type !== ChannelType.GUILD_MEDIA) return { errorCode: 50024 };
+      const now = new Date().toISOString();
+      const row = await tx.channels.insert({
+        id: input.threadId,
+        type: ChannelType.PUBLIC_THREAD,
+        guild_id: parent.guild_id,
+        parent_id: parent.id,
+        owner_id: input.ownerId,
+        name: input.name.trim(),
+        rate_limit_per_user: 0,
+        thread_metadata: {
+          archived: false,
+          auto_archive_duration: parent.default_auto_archive_duration ?? DEFAULT_AUTO_ARCHIVE,
+          archive_timestamp: now,
+          locked: false,
+          create_timestamp: now,
+        },
+        message_count: 0,
+        member_count: 0,
+        applied_tags: input.appliedTags,
+      });
+      const rendered = renderChannel(row);
+      await emitChannelEvent(tx, 'THREAD_CREATE', row, [await tx.channels.overwrites(parent.id)], { ...rendered, newly_created: true });
+      return { errorCode: 0, threadId: row.id };
+    });
+  }
+
+  /** A webhook posts into an archived thread: it is unarchived unless locked (50083). Answers 0 or the code. */
+  async unarchiveForWebhook(threadId: string): Promise<number> {
+    return this.store.transaction(async (tx) => {
+      const channel = await tx.channels.get(threadId, true);
+      if (!channel?.thread_metadata || !channel.parent_id) return 10003;
+      const metadata = channel.thread_metadata;
+      if (!metadata.archived) return 0;
+      if (metadata.locked) return 50083;
+      const row = await tx.channels.update(channel.id, {
+        thread_metadata: { ...metadata, archived: false, archive_timestamp: new Date().toISOString() },
+      });
+      await emitChannelEvent(tx, 'THREAD_UPDATE', row, [await tx.channels.overwrites(channel.parent_id)]);
+      return 0;
+    });
+  }
+
   /** PATCH of a thread: MANAGE_THREADS, or its owner for everything but `locked` (and not to reopen a locked thread). */
   async modify(tx: GuildsTx, access: ChannelAccess, input: ModifyChannelInput, userId: string): Promise<Record<string, unknown>> {
     const { channel } = access;

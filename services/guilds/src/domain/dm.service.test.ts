@@ -40,11 +40,11 @@ describe('DmService: DMs', () => {
     expect(w.store.named('CHANNEL_CREATE').map((e) => e.audience)).toEqual([{ users: [a] }, { users: [a] }]);
   });
 
-  it('when someone outside a DM reads it, then 10003; renaming a DM is 50024', async () => {
+  it('when someone outside a DM reads it, then 50001; renaming a DM is 50024', async () => {
     const w = world();
     const [a, b, c] = [w.user(), w.user(), w.user()];
     const dm = (await w.channels.dms.open(a, { recipient_id: b })).id as string;
-    expect(await code(w.channels.get(c, dm))).toBe(10003);
+    expect(await code(w.channels.get(c, dm))).toBe(50001);
     expect(await code(w.channels.modify(a, dm, { name: 'x' }))).toBe(50024);
   });
 });
@@ -85,7 +85,7 @@ describe('DmService: group DMs', () => {
     expect(w.store.named('CHANNEL_RECIPIENT_ADD')).toHaveLength(1);
   });
 
-  it('when the group is full, the channel a DM, or the actor not in it, then 30004, 50001, 10003', async () => {
+  it('when the group is full, the channel a DM, or the actor not in it, then 30004, 50001, 50001; no such channel, 10003', async () => {
     const w = world();
     const owner = w.user();
     const nine = Array.from({ length: 9 }, () => w.user());
@@ -93,7 +93,8 @@ describe('DmService: group DMs', () => {
     expect(await code(w.channels.dms.addRecipient(owner, group, w.user()))).toBe(30004);
     const dm = (await w.channels.dms.open(owner, { recipient_id: nine[0]! })).id as string;
     expect(await code(w.channels.dms.addRecipient(owner, dm, w.user()))).toBe(50001);
-    expect(await code(w.channels.dms.addRecipient(w.user(), group, w.user()))).toBe(10003);
+    expect(await code(w.channels.dms.addRecipient(w.user(), group, w.user()))).toBe(50001);
+    expect(await code(w.channels.dms.addRecipient(owner, '4242', w.user()))).toBe(10003);
   });
 
   it('when an invite adds a user (no actor), then they join whoever holds the group', async () => {

@@ -90,14 +90,15 @@ export class DmService {
 
   /**
    * Adds a user to a group DM: by a recipient (`actorId`), or through an invite (null). 10003
-   * unknown, 50001 not a group DM, 30004 full. False when the user already was a recipient.
+   * unknown, 50001 not the actor's or not a group DM, 30004 full. False when the user already was a recipient.
    */
   async addRecipient(actorId: string | null, channelId: string, userId: string): Promise<{ added: boolean; channel: ChannelData }> {
     await this.requireUsers([userId]);
     return this.store.transaction(async (tx) => {
       const row = await tx.channels.get(channelId, true);
       const ids = row ? await tx.dms.participants(row) : [];
-      if (!row || row.guild_id !== null || (actorId !== null && !ids.includes(actorId))) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (!row) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (row.guild_id !== null || (actorId !== null && !ids.includes(actorId))) throw ApiError.of('MISSING_ACCESS');
       if (row.type !== ChannelType.GROUP_DM) throw ApiError.of('MISSING_ACCESS');
       if (ids.includes(userId)) return { added: false, channel: await this.describe(row, tx) };
       if (ids.length >= MAX_GROUP_DM_RECIPIENTS) throw guildErrors.maxRecipients();
@@ -122,7 +123,8 @@ export class DmService {
     return this.store.transaction(async (tx) => {
       const row = await tx.channels.get(channelId, true);
       const ids = row ? await tx.dms.participants(row) : [];
-      if (!row || row.guild_id !== null || !ids.includes(actorId)) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (!row) throw ApiError.of('UNKNOWN_CHANNEL');
+      if (row.guild_id !== null || !ids.includes(actorId)) throw ApiError.of('MISSING_ACCESS');
       if (row.type !== ChannelType.GROUP_DM) throw ApiError.of('MISSING_ACCESS');
       if (actorId !== userId && row.owner_id !== actorId) throw ApiError.of('MISSING_PERMISSIONS');
       if (!ids.includes(userId)) throw ApiError.of('UNKNOWN_USER');

@@ -23,12 +23,14 @@ export function highestPosition(roleIds: readonly string[], roles: readonly Role
 }
 
 /**
- * The caller as a member of the guild. A guild the caller is not in does not exist for them
- * (the platform hides it): 10004 either way.
+ * The caller as a member of the guild: 10004 for a guild that does not exist, 50001 Missing
+ * Access for one that exists but the caller is not in (the platform tells the two apart, and
+ * clients branch on it).
  */
 export async function actorIn(unit: Pick<GuildsUnit, 'access' | 'roles'>, guildId: string, userId: string): Promise<Actor> {
   const [guildAccess, roles] = await Promise.all([unit.access.guild(guildId, userId), unit.roles.list(guildId)]);
-  if (!guildAccess?.ctx) throw ApiError.of('UNKNOWN_GUILD');
+  if (!guildAccess) throw ApiError.of('UNKNOWN_GUILD');
+  if (!guildAccess.ctx) throw ApiError.of('MISSING_ACCESS');
   const ctx = guildAccess.ctx;
   return {
     guildId,

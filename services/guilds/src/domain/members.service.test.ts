@@ -45,13 +45,13 @@ describe('MembersService: reading', () => {
     });
   });
 
-  it('when the target is not a member, then 10007; when the caller is not, 10004', async () => {
+  it('when the target is not a member, then 10007; when the caller is not, 50001', async () => {
     const w = world();
     const owner = w.user();
     const outsider = w.user();
     const guildId = await w.guild(owner);
     expect(await code(w.members.get(owner, guildId, outsider))).toBe(10007);
-    expect(await code(w.members.list(outsider, guildId, null, 10))).toBe(10004);
+    expect(await code(w.members.list(outsider, guildId, null, 10))).toBe(50001);
   });
 });
 

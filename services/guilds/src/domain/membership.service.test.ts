@@ -152,7 +152,7 @@ describe('LookupService', () => {
     await w.join(shared, b, c);
     expect(await w.lookups.memberIds(shared, null, 2)).toEqual([a, b]);
     expect(await w.lookups.memberIds(shared, b, 5)).toEqual([c]);
-    expect(await w.lookups.mutualGuilds(a, b)).toEqual([{ id: shared, memberCount: 3 }]);
+    expect(await w.lookups.mutualGuilds(a, b)).toEqual([{ id: shared, memberCount: 3, nick: null }]);
   });
 
   it('when READY state is read, then every guild as GUILD_CREATE carries it and the open private channels with every participant', async () => {

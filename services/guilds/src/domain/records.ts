@@ -186,10 +186,11 @@ export interface GuildSnapshot {
   members: { userId: string; roleIds: string[] }[];
 }
 
-/** A guild two users are both members of. */
+/** A guild two users are both members of, with the other user's nickname there. */
 export interface MutualGuild {
   id: string;
   memberCount: number;
+  nick: string | null;
 }
 
 /** A page of a list in id order: `before`/`after` exclusive. */

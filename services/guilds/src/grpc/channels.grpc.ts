@@ -1,6 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { isRowId } from '../domain/ids.js';
+import { parseBits } from '../domain/permissions.js';
 import type { GuildsDomain } from './guilds.grpc.js';
 
 const MAX_PAGE = 1000;
@@ -26,8 +27,24 @@ export function channelsGrpc({ channels }: Pick<GuildsDomain, 'channels'>): Part
       }
     },
 
-    async listChannelViewerIds({ channelId, after, limit }) {
-      const ids = isRowId(channelId) ? await channels.viewerIds(channelId) : [];
+    async unarchiveThread({ threadId }) {
+      if (!isRowId(threadId)) return { errorCode: 10003 };
+      return { errorCode: await channels.threads.unarchiveForWebhook(threadId) };
+    },
+
+    async startWebhookThread({ parentId, threadId, name, appliedTags, ownerId }) {
+      if (!isRowId(parentId) || !isRowId(threadId) || !isRowId(ownerId) || !appliedTags.every(isRowId)) return { errorCode: 10003 };
+      const started = await channels.threads.startForWebhook({ parentId, threadId, name: name.slice(0, 100), appliedTags, ownerId });
+      if (started.errorCode !== 0) return { errorCode: started.errorCode };
+      const thread = await channels.describe(started.threadId!);
+      return thread ? { errorCode: 0, thread } : { errorCode: 10003 };
+    },
+
+    async listChannelViewerIds({ channelId, after, limit, required }) {
+      const bits = required === '' ? 0n : parseBits(required);
+      if (bits === undefined)
+        throw ApiError.form({ required: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not a permission bitfield.' } });
+      const ids = isRowId(channelId) ? await channels.viewerIds(channelId, bits) : [];
       const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
       const from = isRowId(after) ? BigInt(after) : -1n;
       return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };

@@ -50,7 +50,10 @@ export function membershipGrpc({
     async listMutualGuildIds({ userId, otherUserId }) {
       ids(userId, otherUserId);
       const guilds = await lookups.mutualGuilds(userId, otherUserId);
-      return { guildIds: guilds.map((g) => g.id), guilds };
+      return {
+        guildIds: guilds.map((g) => g.id),
+        guilds: guilds.map((g) => ({ id: g.id, memberCount: g.memberCount, nick: g.nick ?? undefined })),
+      };
     },
 
     async getReadyState({ userId }) {

@@ -83,11 +83,11 @@ export class PgGuilds implements GuildRepository {
       .selectFrom('members as x')
       .innerJoin('members as y', 'y.guild_id', 'x.guild_id')
       .innerJoin('guilds', 'guilds.id', 'x.guild_id')
-      .select(['x.guild_id', 'guilds.member_count'])
+      .select(['x.guild_id', 'guilds.member_count', 'y.nick'])
       .where('x.user_id', '=', a)
       .where('y.user_id', '=', b)
       .orderBy('x.guild_id')
       .execute();
-    return rows.map((r) => ({ id: r.guild_id, memberCount: r.member_count }));
+    return rows.map((r) => ({ id: r.guild_id, memberCount: r.member_count, nick: r.nick }));
   }
 }

@@ -160,7 +160,7 @@ function guildRepository(s: () => State): GuildRepository {
         .filter((m) => m.user_id === a && ofB.has(m.guild_id))
         .map((m) => m.guild_id)
         .sort(byId)
-        .map((id) => ({ id, memberCount: s().guilds.get(id)!.member_count }));
+        .map((id) => ({ id, memberCount: s().guilds.get(id)!.member_count, nick: s().members.get(key(id, b))?.nick ?? null }));
     },
   };
 }

@@ -54,17 +54,17 @@ describe('POST /guilds/{id}/channels', () => {
     expect(event.audience).toEqual({ users: [owner.id, modder.id].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) });
     const seen = await sys.call(member, `/guilds/${guildId}/channels`);
     expect(seen.body.map((c: { id: string }) => c.id)).not.toContain(channel.id);
-    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(10003);
+    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(50001);
     expect((await sys.call(modder, `/channels/${channel.id}`)).status).toBe(200);
   });
 
-  it('when the caller lacks MANAGE_CHANNELS, is not a member, or is signed out, then 50013, 10004 and 401', async () => {
+  it('when the caller lacks MANAGE_CHANNELS, is not a member, or is signed out, then 50013, 50001 and 401', async () => {
     const guildId = await sys.guild(owner, [member]);
     const json = { name: 'x' };
     expect((await sys.call(member, `/guilds/${guildId}/channels`, { json })).body.code).toBe(50013);
     const outside = await sys.call(outsider, `/guilds/${guildId}/channels`, { json });
-    expect([outside.status, outside.body.code]).toEqual([404, 10004]);
-    expect((await sys.call(outsider, `/guilds/${guildId}/channels`)).body.code).toBe(10004);
+    expect([outside.status, outside.body.code]).toEqual([403, 50001]);
+    expect((await sys.call(outsider, `/guilds/${guildId}/channels`)).body.code).toBe(50001);
     expect((await sys.call(null, `/guilds/${guildId}/channels`, { json })).status).toBe(401);
   });
 
@@ -159,7 +159,7 @@ describe('PATCH and DELETE /channels/{id}', () => {
     expect(res.body).toMatchObject({ name: 'secret-room', permission_overwrites: [{ id: guildId, type: 0, allow: '0', deny: VIEW }] });
     const event = await sys.event((e) => e.name === 'CHANNEL_UPDATE' && e.data.id === channel.id);
     expect(event.audience.users).toEqual(expect.arrayContaining([owner.id, member.id]));
-    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(10003);
+    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(50001);
   });
 
   it('when a moderator edits a channel sending back an overwrite they could not grant, then it stands; a new such grant is 50013', async () => {
@@ -192,15 +192,15 @@ describe('PATCH and DELETE /channels/{id}', () => {
     });
     expect(res.status).toBe(204);
     expect((await sys.call(owner, `/channels/${channel.id}`)).body.permission_overwrites).toEqual([hidden]);
-    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(10003);
+    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(50001);
   });
 
-  it('when a member without MANAGE_CHANNELS edits or deletes, then 50013; an outsider gets 10003', async () => {
+  it('when a member without MANAGE_CHANNELS edits or deletes, then 50013; an outsider gets 50001, an unknown channel 10003', async () => {
     const guildId = await sys.guild(owner, [member]);
     const channel = await textChannel(guildId);
     expect((await sys.call(member, `/channels/${channel.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(50013);
     expect((await sys.call(member, `/channels/${channel.id}`, { method: 'DELETE' })).body.code).toBe(50013);
-    expect((await sys.call(outsider, `/channels/${channel.id}`)).body.code).toBe(10003);
+    expect((await sys.call(outsider, `/channels/${channel.id}`)).body.code).toBe(50001);
     expect((await sys.call(owner, `/channels/${channel.id}`, { method: 'PATCH', json: { rate_limit_per_user: -1 } })).body.code).toBe(
       50035,
     );
@@ -260,7 +260,7 @@ describe('permission overwrites', () => {
     const channel = await textChannel(guildId);
     const put = await sys.call(owner, `/channels/${channel.id}/permissions/${member.id}`, { method: 'PUT', json: { type: 1, deny: VIEW } });
     expect(put.status).toBe(204);
-    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(10003);
+    expect((await sys.call(member, `/channels/${channel.id}`)).body.code).toBe(50001);
     const update = await sys.event((e) => e.name === 'CHANNEL_UPDATE' && e.data.id === channel.id);
     expect(update.audience.users).toContain(member.id);
     expect((await sys.call(owner, `/channels/${channel.id}/permissions/${member.id}`, { method: 'DELETE' })).status).toBe(204);
@@ -271,10 +271,10 @@ describe('permission overwrites', () => {
     const guildId = await sys.guild(owner, [member, modder], EVERYONE_DEFAULT & ~Permission.VIEW_CHANNEL);
     const roleId = await sys.role(owner, guildId, 0n, [modder]);
     const channel = await textChannel(guildId);
-    expect((await sys.call(modder, `/channels/${channel.id}`)).status).toBe(404);
+    expect((await sys.call(modder, `/channels/${channel.id}`)).status).toBe(403);
     await sys.call(owner, `/channels/${channel.id}/permissions/${roleId}`, { method: 'PUT', json: { type: 0, allow: VIEW } });
     expect((await sys.call(modder, `/channels/${channel.id}`)).status).toBe(200);
-    expect((await sys.call(member, `/channels/${channel.id}`)).status).toBe(404);
+    expect((await sys.call(member, `/channels/${channel.id}`)).status).toBe(403);
   });
 
   it('when the target is unknown, the caller lacks MANAGE_ROLES, or the body is bad, then 10011, 10007, 50013 and 50035', async () => {
@@ -312,7 +312,7 @@ describe('threads', () => {
     expect(thread).toMatchObject({ type: 12, thread_metadata: { invitable: true } });
     const event = await sys.event((e) => e.name === 'THREAD_CREATE' && e.data.id === thread.id);
     expect([...event.audience.users!].sort()).toEqual([owner.id, member.id].sort());
-    expect((await sys.call(modder, `/channels/${thread.id}`)).body.code).toBe(10003);
+    expect((await sys.call(modder, `/channels/${thread.id}`)).body.code).toBe(50001);
     expect((await sys.call(owner, `/channels/${thread.id}`)).status).toBe(200);
     expect((await sys.call(modder, `/guilds/${guildId}/threads/active`)).body.threads).toEqual([]);
     expect((await sys.call(member, `/guilds/${guildId}/threads/active`)).body.threads.map((t: { id: string }) => t.id)).toEqual([
@@ -322,12 +322,25 @@ describe('threads', () => {
     expect([...viewers.userIds].sort()).toEqual([owner.id, member.id].sort());
   });
 
+  it('when viewers are asked for with a required permission, then only those who also hold it there are listed', async () => {
+    const guildId = await sys.guild(owner, [member, modder]);
+    const roleId = await sys.role(owner, guildId, Permission.MANAGE_CHANNELS, [modder]);
+    const channel = await textChannel(guildId);
+    const required = Permission.MANAGE_CHANNELS.toString();
+    const managers = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required });
+    expect([...managers.userIds].sort()).toEqual([owner.id, modder.id].sort());
+    await sys.call(owner, `/channels/${channel.id}/permissions/${roleId}`, { method: 'PUT', json: { type: 0, deny: required } });
+    const after = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required });
+    expect(after.userIds).toEqual([owner.id]);
+    await expect(sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required: 'x' })).rejects.toThrow();
+  });
+
   it('when the parent is hidden from a member, then its threads are hidden too', async () => {
     const guildId = await sys.guild(owner, [member]);
     const channel = await textChannel(guildId);
     const thread = await sys.call(owner, `/channels/${channel.id}/threads`, { json: { name: 'T', type: 11 } });
     await sys.call(owner, `/channels/${channel.id}/permissions/${member.id}`, { method: 'PUT', json: { type: 1, deny: VIEW } });
-    expect((await sys.call(member, `/channels/${thread.body.id}`)).body.code).toBe(10003);
+    expect((await sys.call(member, `/channels/${thread.body.id}`)).body.code).toBe(50001);
     const active = await sys.call(member, `/guilds/${guildId}/threads/active`);
     expect(active.body.threads).toEqual([]);
   });
@@ -342,7 +355,7 @@ describe('threads', () => {
       50035,
     );
     expect((await sys.call(owner, `/channels/${voice.id}/threads`, { json: { name: 'T' } })).body.code).toBe(50024);
-    expect((await sys.call(outsider, `/channels/${channel.id}/threads`, { json: { name: 'T' } })).body.code).toBe(10003);
+    expect((await sys.call(outsider, `/channels/${channel.id}/threads`, { json: { name: 'T' } })).body.code).toBe(50001);
   });
 
   it('when a thread is deleted, then MANAGE_THREADS is needed and THREAD_DELETE names it', async () => {
@@ -380,7 +393,7 @@ describe('threads', () => {
       true,
     );
     const other = await sys.call(modder, `/channels/${channel.id}/threads/archived/public`);
-    expect(other.body.code).toBe(10003);
+    expect(other.body.code).toBe(50001);
   });
 });
 

@@ -66,11 +66,11 @@ describe('DMs', () => {
     await expect.poll(() => sys.events.filter((e) => e.name === 'CHANNEL_CREATE' && e.data.id === dm.id).length).toBe(2);
   });
 
-  it('when someone outside a DM reads or adds to it, then 10003; adding to a DM is 50001', async () => {
+  it('when someone outside a DM reads or adds to it, then 50001 Missing Access, as adding to a DM is', async () => {
     const [a, b, c] = await users(3);
     const dm = (await sys.call(a!, '/users/@me/channels', { json: { recipient_id: b!.id } })).body;
-    expect((await sys.call(c!, `/channels/${dm.id}`)).body.code).toBe(10003);
-    expect((await sys.call(c!, `/channels/${dm.id}/recipients/${c!.id}`, { method: 'PUT' })).body.code).toBe(10003);
+    expect((await sys.call(c!, `/channels/${dm.id}`)).body.code).toBe(50001);
+    expect((await sys.call(c!, `/channels/${dm.id}/recipients/${c!.id}`, { method: 'PUT' })).body.code).toBe(50001);
     expect((await sys.call(a!, `/channels/${dm.id}/recipients/${c!.id}`, { method: 'PUT' })).body.code).toBe(50001);
   });
 });
@@ -134,7 +134,7 @@ describe('group DMs', () => {
       .toHaveLength(3);
     const dm = (await sys.call(a!, '/users/@me/channels', { json: { recipient_id: b!.id } })).body;
     expect((await sys.call(a!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(50024);
-    expect((await sys.call(c!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(10003);
+    expect((await sys.call(c!, `/channels/${dm.id}`, { method: 'PATCH', json: { name: 'x' } })).body.code).toBe(50001);
   });
 
   it('when a non-owner removes another, then 50013; leaving oneself works and the owner can remove anyone', async () => {
@@ -145,7 +145,7 @@ describe('group DMs', () => {
     const removed = await sys.event((e) => e.name === 'CHANNEL_RECIPIENT_REMOVE' && e.data.channel_id === group.id);
     expect([...(removed.audience.users ?? [])].sort()).toEqual(ids([a!, c!, d!]));
     expect((await sys.event((e) => e.name === 'CHANNEL_DELETE' && e.data.id === group.id)).audience).toEqual({ users: [b!.id] });
-    expect((await sys.call(b!, `/channels/${group.id}`)).body.code).toBe(10003);
+    expect((await sys.call(b!, `/channels/${group.id}`)).body.code).toBe(50001);
     expect((await sys.call(a!, `/channels/${group.id}/recipients/${c!.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await sys.call(a!, `/channels/${group.id}/recipients/${c!.id}`, { method: 'DELETE' })).body.code).toBe(10013);
     // The owner leaving hands the group to the next recipient.

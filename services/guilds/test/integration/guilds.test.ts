@@ -76,11 +76,11 @@ describe('POST /guilds', () => {
 });
 
 describe('GET/PATCH/DELETE /guilds/{id}', () => {
-  it('when a non-member asks for a guild, then 10004 hides it; when a member asks with_counts, then the counts come back', async () => {
+  it('when a non-member asks for a guild that exists, then 403 50001, and 10004 only for one that does not; when a member asks with_counts, then the counts come back', async () => {
     const guild = await createGuild(stack, owner);
     const hidden = await api(stack, other, 'GET', `/guilds/${guild.id}`);
-    expect(hidden.status).toBe(404);
-    expect(hidden.body.code).toBe(10004);
+    expect(hidden.status).toBe(403);
+    expect(hidden.body.code).toBe(50001);
     const unknown = await api(stack, owner, 'GET', '/guilds/1234');
     expect(unknown.body.code).toBe(10004);
     const notId = await api(stack, owner, 'GET', '/guilds/abc');

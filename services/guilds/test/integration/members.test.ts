@@ -51,10 +51,10 @@ describe('listing and reading members', () => {
     expect(modEntry.roles).toHaveLength(1);
   });
 
-  it('when outsiders, non-members or bad limits are asked about, then 10004, 10007 or 50035 answers', async () => {
+  it('when outsiders, non-members or bad limits are asked about, then 50001, 10007 or 50035 answers', async () => {
     const { guild } = await guildWith(0n);
-    expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/members`)).body.code).toBe(10004);
-    expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/members/${owner.userId}`)).body.code).toBe(10004);
+    expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/members`)).body.code).toBe(50001);
+    expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/members/${owner.userId}`)).body.code).toBe(50001);
     const unknown = await api(stack, member, 'GET', `/guilds/${guild.id}/members/${outsider.userId}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe(10007);
@@ -87,7 +87,7 @@ describe('editing members', () => {
     // Without CHANGE_NICKNAME on @everyone, members keep their names.
     await api(stack, owner, 'PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { permissions: Permission.VIEW_CHANNEL.toString() });
     expect((await api(stack, member, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'again' })).body.code).toBe(50013);
-    expect((await api(stack, outsider, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'x' })).body.code).toBe(10004);
+    expect((await api(stack, outsider, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'x' })).body.code).toBe(50001);
   });
 
   it('when roles are assigned, then MANAGE_ROLES and rank over each role are needed, and unknown roles are 10011', async () => {
@@ -114,7 +114,7 @@ describe('editing members', () => {
     expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/${low.id}`)).status).toBe(204);
     expect((await api(stack, member, 'DELETE', `/guilds/${guild.id}/members/${mod.userId}/roles/${low.id}`)).body.code).toBe(50013);
     expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/1234`)).body.code).toBe(10011);
-    expect((await api(stack, outsider, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/${low.id}`)).body.code).toBe(10004);
+    expect((await api(stack, outsider, 'DELETE', `/guilds/${guild.id}/members/${member.userId}/roles/${low.id}`)).body.code).toBe(50001);
     expect((await api(stack, mod, 'DELETE', `/guilds/${guild.id}/members/abc/roles/${low.id}`)).body.code).toBe(50035);
     const bad = await api(stack, mod, 'PATCH', `/guilds/${guild.id}/members/${member.userId}`, { roles: 'all' });
     expect(bad.body.errors.roles._errors[0].code).toBe('LIST_TYPE_CONVERT');
@@ -143,7 +143,7 @@ describe('kicking', () => {
     expect(removed!.audience).toEqual({ guilds: [guild.id] });
     const [deleted] = await outboxEvents(stack, 'GUILD_DELETE', (e) => e.data.id === guild.id);
     expect(deleted!.audience).toEqual({ users: [member.userId] });
-    expect((await api(stack, member, 'GET', `/guilds/${guild.id}`)).body.code).toBe(10004);
+    expect((await api(stack, member, 'GET', `/guilds/${guild.id}`)).body.code).toBe(50001);
   });
 });
 
@@ -171,7 +171,7 @@ describe('bans', () => {
     expect(ban!.data.user.id).toBe(member.userId);
     const [removed] = await outboxEvents(stack, 'GUILD_MEMBER_REMOVE', (e) => e.data.guild_id === guild.id);
     expect(removed!.data.user.id).toBe(member.userId);
-    expect((await api(stack, member, 'GET', `/guilds/${guild.id}`)).body.code).toBe(10004);
+    expect((await api(stack, member, 'GET', `/guilds/${guild.id}`)).body.code).toBe(50001);
 
     const one = await api(stack, mod, 'GET', `/guilds/${guild.id}/bans/${member.userId}`);
     expect(one.body).toMatchObject({ reason: 'spam links', user: expect.objectContaining({ id: member.userId }) });

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
   createClient,
-  SERVICE_TOKEN_METADATA,
-  serviceCalls,
   createDatabase,
   databaseUrl,
+  SERVICE_TOKEN_METADATA,
+  serviceCalls,
   SnowflakeGenerator,
   sql,
   type Kysely,
@@ -145,20 +145,18 @@ describe('CheckPermissions: who is not a member of what', () => {
       expect((err as ApiError).status).toBe(400);
       expect((err as ApiError).body).toMatchObject({ code: 50035, errors: { required: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } });
     }
-    // The gRPC status itself, as a client that knows nothing of our error metadata sees it (signed, as every caller must).
-    const signed = () => {
-      const metadata = new Metadata();
-      metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${serviceCalls.tokenFor('guilds.v1.GuildsService')}`);
-      return metadata;
-    };
+    // The gRPC status itself, as a client that knows nothing of our error metadata sees it (it
+    // carries the service token every caller must).
     const raw = new Client(grpcAddress, credentials.createInsecure());
+    const metadata = new Metadata();
+    metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${serviceCalls.tokenFor('guilds.v1.GuildsService')}`);
     const err = await new Promise<ServiceError>((resolve, reject) =>
       raw.makeUnaryRequest(
         '/guilds.v1.GuildsService/CheckPermissions',
         (m: CheckPermissionsRequest) => Buffer.from(toBinary(CheckPermissionsRequestSchema, m)),
         (b: Buffer) => fromBinary(CheckPermissionsResponseSchema, b),
         create(CheckPermissionsRequestSchema, { userId: ownerId, guildId, required: 'lots' }),
-        signed(),
+        metadata,
         (e) => (e ? resolve(e) : reject(new Error('expected INVALID_ARGUMENT'))),
       ),
     );

@@ -61,11 +61,11 @@ describe('creating roles', () => {
     expect(created!.data.guild_id).toBe(guild.id);
   });
 
-  it('when a role is created without MANAGE_ROLES, membership or a valid body, then 50013, 10004 or 50035 answers', async () => {
+  it('when a role is created without MANAGE_ROLES, membership or a valid body, then 50013, 50001 or 50035 answers', async () => {
     const guild = await createGuild(stack, owner);
     await join(stack, guild.id, member);
-    expect((await api(stack, outsider, 'POST', `/guilds/${guild.id}/roles`, { name: 'x' })).body.code).toBe(10004);
-    expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/roles`)).body.code).toBe(10004);
+    expect((await api(stack, outsider, 'POST', `/guilds/${guild.id}/roles`, { name: 'x' })).body.code).toBe(50001);
+    expect((await api(stack, outsider, 'GET', `/guilds/${guild.id}/roles`)).body.code).toBe(50001);
     const denied = await api(stack, member, 'POST', `/guilds/${guild.id}/roles`, { name: 'x' });
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe(50013);
@@ -196,7 +196,7 @@ describe('editing, reordering and deleting roles', () => {
     expect(updates[0]!.data.permission_overwrites).toEqual(after.permission_overwrites);
     // The member saw the channel through the role and lost sight of it: they hear the change too.
     expect(updates[0]!.audience).toEqual({ users: [owner.userId, member.userId].sort(compareIds) });
-    expect((await api(stack, member, 'GET', `/channels/${secret.body.id}`)).status).toBe(404);
+    expect((await api(stack, member, 'GET', `/channels/${secret.body.id}`)).status).toBe(403);
   });
 
   it('when roles are reordered, then every role comes back in its new order', async () => {

@@ -1,5 +1,17 @@
-import { createDatabase, databaseUrl, type Kysely } from '@kith/platform';
-import { testSigner, unique, testDbPrefix } from '@kith/platform/testing';
+import { connect, type NatsConnection } from 'nats';
+import {
+  countPending,
+  createClient,
+  createDatabase,
+  databaseUrl,
+  eventSubject,
+  type EventEnvelope,
+  type Kysely,
+  type ServiceClient,
+} from '@kith/platform';
+import { readStoredEvents, testSigner, unique, testDbPrefix } from '@kith/platform/testing';
+import { AuthService } from '@kith/proto/auth/v1/auth';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
   call,
   login,
@@ -43,6 +55,10 @@ export interface IntegrationsStack {
   gateway: Awaited<ReturnType<typeof startTestGateway>>;
   base: string;
   db: Kysely<IntegrationsDatabase>;
+  nats: NatsConnection;
+  guildsGrpc: ServiceClient<typeof GuildsService>;
+  authGrpc: ServiceClient<typeof AuthService>;
+  startedAt: Date;
 }
 
 export async function startIntegrationsStack(env: Record<string, string> = {}): Promise<IntegrationsStack> {
@@ -85,12 +101,18 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
     url: databaseUrl(under.stores.DATABASE_URL, INTEGRATIONS_DATABASE),
     maxConnections: 2,
   });
-  return { under, guilds, social, integrations, gifs, gateway, base: gateway.base, db };
+  const nats = await connect({ servers: under.stores.NATS_URL });
+  const guildsGrpc = createClient(GuildsService, `127.0.0.1:${guilds.grpcPort}`, 5000);
+  const authGrpc = createClient(AuthService, `127.0.0.1:${under.auth.grpcPort}`, 5000);
+  return { under, guilds, social, integrations, gifs, gateway, base: gateway.base, db, nats, guildsGrpc, authGrpc, startedAt: new Date() };
 }
 
 export async function stopIntegrationsStack(stack: IntegrationsStack | undefined): Promise<void> {
   if (!stack) return;
   await stack.db.destroy();
+  stack.guildsGrpc.close();
+  stack.authGrpc.close();
+  await stack.nats.drain();
   await stopAll(stack.gateway.closers, stack.integrations.closers, stack.social.closers, stack.guilds.closers, stack.under.auth.closers);
   await stack.gifs.close();
 }
@@ -126,4 +148,49 @@ export async function direct(stack: IntegrationsStack, path: string, userId: str
   const sign = await testSigner(stack.under.keys.privateKey);
   const identity = await sign('integrations', { userId });
   return call(`http://127.0.0.1:${stack.integrations.httpPort}`, path, { headers: { 'x-internal-identity': identity } });
+}
+
+/**
+ * The events named `name` this service published since the stack started that `match`, once the
+ * relay has published every event committed so far (it publishes after the commit).
+ */
+export async function publishedEvents<T = Body>(
+  stack: IntegrationsStack,
+  name: string,
+  match: (e: EventEnvelope<T>) => boolean,
+): Promise<EventEnvelope<T>[]> {
+  const deadline = Date.now() + 10_000;
+  while ((await countPending(stack.db)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  const stored = await readStoredEvents<T>(stack.nats, eventSubject('integrations', name), stack.startedAt);
+  return stored.map((s) => s.envelope).filter(match);
+}
+
+/** A guild made by `owner` through the edge. */
+export async function newGuild(stack: IntegrationsStack, owner: StackUser, name = 'Integrations test'): Promise<string> {
+  const res = await api(stack, owner, 'POST', '/guilds', { name });
+  if (res.status !== 201) throw new Error(`guild create failed: ${res.status}`);
+  return (res.body as { id: string }).id;
+}
+
+/** An application made by `owner`, with its bot. */
+export async function newApplication(stack: IntegrationsStack, owner: StackUser, name = 'Helper App'): Promise<Body> {
+  const res = await api(stack, owner, 'POST', '/applications', { name });
+  if (res.status !== 201) throw new Error(`application create failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** `user` authorizes the application into the guild with these scopes. */
+export function authorizeInto(
+  stack: IntegrationsStack,
+  user: StackUser,
+  applicationId: string,
+  guildId: string | undefined,
+  scope = 'bot applications.commands',
+): Promise<Answer<Body>> {
+  const query = new URLSearchParams({ client_id: applicationId, scope });
+  return api(stack, user, 'POST', `/oauth2/authorize?${query}`, {
+    authorize: true,
+    permissions: '0',
+    ...(guildId ? { guild_id: guildId } : {}),
+  });
 }

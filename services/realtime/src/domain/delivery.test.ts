@@ -151,7 +151,7 @@ describe('Delivery', () => {
     expect(transport.closedWith).toBe(1000);
   });
 
-  it('when an event revokes the connection’s auth session, then it closes with 4004, the session ends, and other sockets get the event', async () => {
+  it('when an event revokes the connection’s auth session, then it closes with 4004, the session ends, and the user’s other sockets get nothing', async () => {
     const { store, delivery, connect } = setup();
     const revoked = await connect('u1');
     const other = await connect('u1');
@@ -160,7 +160,53 @@ describe('Delivery', () => {
     expect(revoked.transport.sent).toEqual([]);
     expect(store.sessions.has('s1')).toBe(false);
     expect(store.log).not.toContain('touch 5');
-    expect(other.transport.sent).toEqual([{ op: 0, t: 'AUTH_SESSION_CHANGE', s: 2, d: { name: 'AUTH_SESSION_CHANGE' } }]);
+    expect(other.transport.sent).toEqual([]);
+    expect(other.transport.closedWith).toBeUndefined();
+  });
+
+  it('when an event moves the connection’s auth session to a new one, then it stays open, is told the new hash, and answers to the new session from then on', async () => {
+    const { store, delivery, connect } = setup();
+    const changing = await connect('u1');
+    const ended = await connect('u1');
+    const moved = { id: 'auth-new', id_hash: 'hash-new' };
+    const change = {
+      ...event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-1'], moved_to_session: moved }),
+      data: { auth_session_id_hash: 'hash-new' },
+    };
+    await delivery.deliver([
+      { event: change, streamSeq: 5 },
+      { event: event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-2'] }), streamSeq: 6 },
+      { event: event('AFTER', ['u1']), streamSeq: 7 },
+    ]);
+    expect(changing.transport.closedWith).toBeUndefined();
+    expect(changing.transport.sent).toEqual([
+      { op: 0, t: 'AUTH_SESSION_CHANGE', s: 2, d: { auth_session_id_hash: 'hash-new' } },
+      { op: 0, t: 'AFTER', s: 3, d: { name: 'AFTER' } },
+    ]);
+    expect(changing.conn.session).toMatchObject({ authSessionId: 'auth-new', authSessionIdHash: 'hash-new' });
+    expect(store.sessions.get('s1')).toMatchObject({ seq: 3, streamSeq: 7 });
+    expect(ended.transport.closedWith).toBe(4004);
+
+    // The old session's revocation no longer concerns it; the new one's does.
+    await delivery.deliver([{ event: event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-1'] }), streamSeq: 8 }]);
+    expect(changing.transport.closedWith).toBeUndefined();
+    await delivery.deliver([{ event: event('AUTH_SESSION_CHANGE', ['u1'], { revoked_session_ids: ['auth-new'] }), streamSeq: 9 }]);
+    expect(changing.transport.closedWith).toBe(4004);
+  });
+
+  it('when the store fails while a session moves, then the retry moves it and tells it once', async () => {
+    const { store, delivery, connect } = setup();
+    const changing = await connect('u1');
+    const change = event('AUTH_SESSION_CHANGE', ['u1'], {
+      revoked_session_ids: ['auth-1'],
+      moved_to_session: { id: 'auth-new', id_hash: 'h' },
+    });
+    store.failNext = true;
+    await expect(delivery.deliver([{ event: change, streamSeq: 5 }])).rejects.toThrow('store down');
+    expect(changing.conn.session?.authSessionId).toBe('auth-1');
+    await delivery.deliver([{ event: change, streamSeq: 5 }]);
+    expect(changing.transport.sent.map((f) => [f.t, f.s])).toEqual([['AUTH_SESSION_CHANGE', 2]]);
+    expect(changing.conn.session?.authSessionId).toBe('auth-new');
   });
 
   it('when the store fails, then delivery throws, and the retry sends the event once', async () => {

@@ -162,11 +162,17 @@ export class Delivery {
     const planned = batch.outgoing.get(conn);
     const last = planned?.frames.at(-1);
     if (streamSeq <= (last?.streamSeq ?? conn.streamSeq)) return;
+    const moved = event.internal?.moved_to_session;
     if (event.internal?.revoked_session_ids?.includes(session.authSessionId)) {
-      conn.streamSeq = streamSeq;
-      conn.ended = true;
-      this.release(conn, Close.AuthenticationFailed);
-      batch.ending.push(this.store.end(session.id));
+      if (!moved) {
+        conn.streamSeq = streamSeq;
+        conn.ended = true;
+        this.release(conn, Close.AuthenticationFailed);
+        batch.ending.push(this.store.end(session.id));
+        return;
+      }
+    } else if (event.name === AUTH_SESSION_CHANGE) {
+      // It tells a connection that its own session changed: not the user's other connections.
       return;
     }
     const seq = (last?.seq ?? conn.seq) + 1;
@@ -176,6 +182,7 @@ export class Delivery {
       streamSeq,
       frame: dispatchFrame(event.name, seq, event.data ?? null),
       ...(membership ? { membership } : {}),
+      ...(moved ? { authSession: { id: moved.id, hash: moved.id_hash } } : {}),
     };
     if (planned) planned.frames.push(frame);
     else batch.outgoing.set(conn, { sessionId: session.id, owner: conn.id, frames: [frame] });
@@ -203,11 +210,16 @@ export class Delivery {
   }
 
   private send(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
-    for (const { seq, streamSeq, frame, membership } of frames) {
+    for (const { seq, streamSeq, frame, membership, authSession } of frames) {
       conn.seq = seq;
       conn.streamSeq = streamSeq;
       conn.send(frame);
       if (membership && conn.session) this.changeGuilds(conn, membership.op, membership.guildId);
+      // From here on the connection stands for the new auth session (its revocation closes it).
+      if (authSession && conn.session) {
+        conn.session.authSessionId = authSession.id;
+        conn.session.authSessionIdHash = authSession.hash;
+      }
     }
   }
 
@@ -241,6 +253,9 @@ class Batch {
   /** Sessions ended by a revocation: awaited with the batch, so a failure is retried too. */
   readonly ending: Promise<void>[] = [];
 }
+
+/** The event an auth session's end or replacement is announced with. */
+const AUTH_SESSION_CHANGE = 'AUTH_SESSION_CHANGE';
 
 /** GUILD_CREATE/GUILD_DELETE move connections between guilds; a revocation closes some. */
 const changesRouting = (event: EventEnvelope): boolean =>

@@ -27,7 +27,13 @@ const auth: AuthPort = {
 };
 
 function setup(
-  options: { claim?: ClaimResult; bounds?: { first: number; last: number }; stream?: [EventEnvelope, number][]; guilds?: GuildsPort } = {},
+  options: {
+    claim?: ClaimResult;
+    bounds?: { first: number; last: number };
+    stream?: [EventEnvelope, number][];
+    guilds?: GuildsPort;
+    auth?: AuthPort;
+  } = {},
 ) {
   let now = 0;
   const ended: string[] = [];
@@ -48,7 +54,7 @@ function setup(
   const logger = createLogger('test', 'silent');
   const delivery = new Delivery(store, position, logger);
   const gateway = new GatewayService({
-    auth,
+    auth: options.auth ?? auth,
     ...(options.guilds ? { guilds: options.guilds } : {}),
     store,
     events,
@@ -77,7 +83,37 @@ const event = (name: string): EventEnvelope => ({
   data: { name },
 });
 
+/** Auth that knows the token at the first check and not from then on: a logout committed in between. */
+const loggedOutAfterFirstCheck = (): AuthPort => {
+  let checks = 0;
+  return { ...auth, validate: async (token, ip) => (checks++ === 0 ? auth.validate(token, ip) : null) };
+};
+
 describe('GatewayService', () => {
+  it('when the token is logged out after Identify checked it, then the connection closes with 4004 before READY', async () => {
+    const { connect, send, delivery } = setup({ auth: loggedOutAfterFirstCheck() });
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'good', properties: {} });
+    expect(transport.sent.map((f) => f.op)).toEqual([10]);
+    expect(transport.closedWith).toBe(4004);
+    expect(delivery.size).toBe(0);
+  });
+
+  it('when the token is logged out after Resume checked it, then the connection closes with 4004 and nothing is replayed', async () => {
+    const claim: ClaimResult = { status: 'ok', seq: 1, streamSeq: 7, frames: ['{"op":0,"t":"X","s":1,"d":{}}'], guildIds: [] };
+    const { connect, send, delivery } = setup({
+      auth: loggedOutAfterFirstCheck(),
+      claim,
+      bounds: { first: 1, last: 9 },
+      stream: [[event('LATER'), 8]],
+    });
+    const { conn, transport } = connect();
+    await send(conn, 6, { token: 'good', session_id: 's1', seq: 0 });
+    expect(transport.sent.map((f) => f.op)).toEqual([10]);
+    expect(transport.closedWith).toBe(4004);
+    expect(delivery.size).toBe(0);
+  });
+
   it('when a client identifies, then READY (s 1) starts its session after the stream position of the moment', async () => {
     const { connect, send } = setup();
     const { conn, transport } = connect();

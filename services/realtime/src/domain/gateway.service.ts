@@ -158,7 +158,8 @@ export class GatewayService {
     delivery.own(conn);
     const startsAfter = Math.max(position.current(), streamEnd);
     const { userId } = account;
-    const [current, relationships, guilds] = await Promise.all([
+    const [stillValid, current, relationships, guilds] = await Promise.all([
+      this.stillValid(identify.token, conn, account),
       auth.currentUser(userId),
       this.readyPart<unknown[]>('relationships', social && (() => social.relationships(userId)), []),
       this.readyPart<ReadyGuilds>('guilds', guildsPort && (() => guildsPort.readyState(userId)), {
@@ -168,6 +169,7 @@ export class GatewayService {
       }),
     ]);
     if (!conn.open) return;
+    if (!stillValid) return this.revoked(conn);
     conn.guilds = new Set(guilds.guildIds);
 
     const ready = dispatchFrame(
@@ -207,7 +209,9 @@ export class GatewayService {
     // applies the same audience rule live dispatch did, and its GUILD_CREATE/DELETE move them on.
     conn.guilds = new Set(claim.guildIds);
 
-    const { first, last } = await events.bounds();
+    const [{ first, last }, stillValid] = await Promise.all([events.bounds(), this.stillValid(token, conn, account)]);
+    if (!conn.open) return;
+    if (!stillValid) return this.revoked(conn);
     if (last > conn.streamSeq && first > conn.streamSeq + 1) {
       // What the session missed has already left the stream: it cannot be replayed exactly.
       await store.end(sessionId);
@@ -225,6 +229,24 @@ export class GatewayService {
     // RESUMED marks this connection, not an event of the session: no sequence number, never replayed.
     conn.send(dispatchFrame('RESUMED', null, {}));
     await delivery.drain(conn);
+  }
+
+  /**
+   * The token's session asked about again, once the connection is attached at its stream
+   * position. A logout that commits before this answer is seen here; one that commits after it
+   * publishes its revocation later in the stream than the position, so the connection gets it as
+   * an event. Checked only once, a logout racing the Identify could fall between the two: its
+   * event before the position, its commit after the first check.
+   */
+  private async stillValid(token: string, conn: GatewayConnection, account: TokenOwner): Promise<boolean> {
+    const again = await this.deps.auth.validate(bareToken(token), conn.clientIp);
+    return again?.authSessionId === account.authSessionId;
+  }
+
+  /** The session ended while the connection was being set up: closed as a revoked one is, nothing recorded. */
+  private revoked(conn: GatewayConnection): void {
+    conn.ended = true;
+    this.close(conn, Close.AuthenticationFailed);
   }
 
   /** op 9 with `d: false`: the client starts a new session (it may Identify on this same connection). */

@@ -55,6 +55,8 @@ export interface FrameRecord {
   streamSeq: number;
   frame: string;
   membership?: MembershipChange;
+  /** The auth session the connection stands for once the frame is sent (not stored: a resume names its own). */
+  authSession?: { id: string; hash: string };
 }
 
 /** Frames for one session, oldest first, written by the connection `owner`. */

@@ -50,6 +50,7 @@ describe('parseEnvelope', () => {
     ['audience channels that are a string', { ...valid, audience: { channels: 'c1' } }],
     ['internal that is not an object', { ...valid, internal: 'x' }],
     ['revoked sessions that are not strings', { ...valid, internal: { revoked_session_ids: [{}] } }],
+    ['a moved-to session without its hash', { ...valid, internal: { revoked_session_ids: ['a'], moved_to_session: { id: 'b' } } }],
   ])('when the message has %s, then it is not an envelope', (_what, value) => {
     expect(parseEnvelope(encode(value))).toBeUndefined();
   });

@@ -22,8 +22,13 @@ function isEnvelope(value: unknown): value is EventEnvelope {
   if (typeof name !== 'string' || !EVENT_NAME.test(name)) return false;
   if (typeof service !== 'string' || typeof occurredAt !== 'string') return false;
   if (!isObject(audience) || !isIdList(audience.users) || !isIdList(audience.guilds) || !isIdList(audience.channels)) return false;
-  return internal === undefined || (isObject(internal) && isIdList(internal.revoked_session_ids));
+  if (internal === undefined) return true;
+  return isObject(internal) && isIdList(internal.revoked_session_ids) && isMove(internal.moved_to_session);
 }
+
+/** Absent, or the session a revoked one goes on as. */
+const isMove = (value: unknown): boolean =>
+  value === undefined || (isObject(value) && typeof value.id === 'string' && typeof value.id_hash === 'string');
 
 /** A stream message → the envelope it carries, or undefined when it is not one (it is then skipped). */
 export function parseEnvelope(data: Uint8Array): EventEnvelope | undefined {

@@ -103,7 +103,19 @@ describe('events from the stream', () => {
 });
 
 describe('AUTH_SESSION_CHANGE', () => {
-  it('when a session is revoked, then its socket closes with 4004, cannot resume, and the user’s other sockets get the dispatch', async () => {
+  const api = async (path: string, token: string, method: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${stack.gateway.base}/api/v9${path}`, {
+      method,
+      headers: { authorization: token, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (res.status === 204 ? {} : await res.json()) as Record<string, unknown> };
+  };
+
+  /** A probe event for the user: the next dispatch a socket that was told nothing gets. */
+  const probe = (userId: string) => publishEvent(stack, { name: 'RELATIONSHIP_ADD', users: [userId], data: { probe: true } });
+
+  it('when a session is revoked, then its sockets close with 4004 and cannot resume, and the user’s other sockets are told nothing', async () => {
     const alice = await newUser(stack);
     const second = await newSession(stack, alice);
     const revoked = await GatewayClient.ready(realtime.url, alice.token);
@@ -111,18 +123,18 @@ describe('AUTH_SESSION_CHANGE', () => {
     const keptHere = (await GatewayClient.ready(realtime.url, second.token)).client;
 
     const authSessionId = await authSessionIdOf(stack, alice.token);
-    const data = { auth_session_id_hash: revoked.ready.auth_session_id_hash };
     await publishEvent(stack, {
       name: 'AUTH_SESSION_CHANGE',
       users: [alice.userId],
-      data,
+      data: { auth_session_id_hash: revoked.ready.auth_session_id_hash },
       internal: { revoked_session_ids: [authSessionId] },
     });
 
     expect(await revoked.client.closed).toEqual({ code: 4004, reason: 'Authentication failed.' });
     expect(revoked.client.dispatches()).toEqual([]);
+    await probe(alice.userId);
     for (const c of [kept, keptHere]) {
-      expect(await c.next((f) => f.t === 'AUTH_SESSION_CHANGE')).toEqual({ op: 0, t: 'AUTH_SESSION_CHANGE', s: 2, d: data });
+      expect(await c.next((f) => f.op === 0 && f.t !== 'READY')).toMatchObject({ t: 'RELATIONSHIP_ADD', s: 2, d: { probe: true } });
     }
 
     // Even with a token that is still good, the ended session is gone.
@@ -132,26 +144,53 @@ describe('AUTH_SESSION_CHANGE', () => {
     for (const c of [kept, keptHere, again]) c.close();
   });
 
-  it('when a user logs one session out through the API, then that session’s socket closes with 4004 and the other socket gets AUTH_SESSION_CHANGE', async () => {
+  it('when a user logs another session out through the API, then that session’s socket closes with 4004 and the caller’s socket is told nothing', async () => {
     const alice = await newUser(stack);
     const second = await newSession(stack, alice);
     const leaving = await GatewayClient.ready(realtime.url, alice.token);
     const staying = (await GatewayClient.ready(other.url, second.token)).client;
 
-    const res = await fetch(`${stack.gateway.base}/api/v9/auth/sessions/logout`, {
-      method: 'POST',
-      headers: { authorization: second.token, 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id_hashes: [leaving.ready.auth_session_id_hash] }),
-    });
+    const res = await api('/auth/sessions/logout', second.token, 'POST', { session_id_hashes: [leaving.ready.auth_session_id_hash] });
     expect(res.status).toBe(204);
 
     expect((await leaving.client.closed).code).toBe(4004);
-    expect(await staying.next((f) => f.t === 'AUTH_SESSION_CHANGE', 10_000)).toEqual({
-      op: 0,
-      t: 'AUTH_SESSION_CHANGE',
-      s: 2,
-      d: { auth_session_id_hash: leaving.ready.auth_session_id_hash },
-    });
+    await probe(alice.userId);
+    expect(await staying.next((f) => f.op === 0 && f.t !== 'READY', 10_000)).toMatchObject({ t: 'RELATIONSHIP_ADD', s: 2 });
     staying.close();
+  });
+
+  it('when a user changes their password, then the changing session’s sockets stay open and are told the new session, and the other sessions’ sockets close', async () => {
+    const alice = await newUser(stack);
+    const second = await newSession(stack, alice);
+    const changing = (await GatewayClient.ready(realtime.url, alice.token)).client;
+    const changingElsewhere = (await GatewayClient.ready(other.url, alice.token)).client;
+    const ended = (await GatewayClient.ready(other.url, second.token)).client;
+
+    const change = { password: alice.password, new_password: `new-${alice.password}` };
+    const required = await api('/users/@me', alice.token, 'PATCH', change);
+    expect(required.body.code).toBe(60003);
+    const { ticket } = required.body.mfa as { ticket: string };
+    const finish = await api('/mfa/finish', alice.token, 'POST', { ticket, mfa_type: 'password', data: alice.password });
+    expect(finish.status).toBe(200);
+    const done = await api('/users/@me', alice.token, 'PATCH', change, { 'x-discord-mfa-authorization': finish.body.token as string });
+    expect(done.status).toBe(200);
+    const newToken = done.body.token as string;
+
+    const sessions = await api('/auth/sessions', newToken, 'GET');
+    const [current] = sessions.body.user_sessions as { id_hash: string }[];
+    expect(sessions.body.user_sessions).toHaveLength(1);
+    for (const c of [changing, changingElsewhere]) {
+      expect(await c.next((f) => f.t === 'AUTH_SESSION_CHANGE', 10_000)).toMatchObject({
+        op: 0,
+        s: expect.any(Number),
+        d: { auth_session_id_hash: current!.id_hash },
+      });
+      expect(c.dispatches().filter((f) => f.t === 'AUTH_SESSION_CHANGE')).toHaveLength(1);
+    }
+    expect((await ended.closed).code).toBe(4004);
+
+    // The sockets now stand for the new session: its logout closes them.
+    expect((await api('/auth/logout', newToken, 'POST', {})).status).toBe(204);
+    for (const c of [changing, changingElsewhere]) expect((await c.closed).code).toBe(4004);
   });
 });

@@ -38,8 +38,9 @@ export interface RealtimeUnderTest extends RunningRealtime {
   stop(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
-  const under = await startTestAuth();
+/** `authEnv` adds or overrides auth's config keys. */
+export async function startStack(authEnv: Record<string, string> = {}): Promise<Stack> {
+  const under = await startTestAuth(authEnv as Parameters<typeof startTestAuth>[0]);
   const gateway = await startTestGateway(under);
   const nats = await connect({ servers: under.stores.NATS_URL });
   return { under, gateway, nats, js: nats.jetstream(), instances: [] };

@@ -13,6 +13,8 @@ export interface UserDirectory {
 export interface MutualGuild {
   id: string;
   memberCount: number;
+  /** The second user's nickname there (profiles show it); unset when unknown. */
+  nick?: string | null;
 }
 
 /** The guild service: which guilds two users share (privacy settings, stranger requests). */

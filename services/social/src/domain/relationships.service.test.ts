@@ -246,11 +246,11 @@ describe('relationship state machine', () => {
     expect(s.store.rows.get(`${B}:${A}`)?.stranger_request).toBe(false);
   });
 
-  it('when a stranger request is accepted without confirm_stranger_request, then it is refused and nothing changes', async () => {
+  it('when a stranger request is accepted without confirm_stranger_request, then 80013 and nothing changes', async () => {
     const s = setup();
     await s.service.requestOrAcceptById(B, A, {});
     expect(s.store.rows.get(`${A}:${B}`)?.stranger_request).toBe(true);
-    expect(await code(s.service.requestOrAcceptById(A, B, { confirmStranger: false }))).toBe(50035);
+    expect(await code(s.service.requestOrAcceptById(A, B, { confirmStranger: false }))).toBe(80013);
     expect(s.store.type(A, B)).toBe(T.INCOMING_REQUEST);
     expect(await code(s.service.requestOrAcceptById(A, B, { confirmStranger: true }))).toBe('ok');
   });
@@ -375,5 +375,35 @@ describe('relationship state machine', () => {
     expect(s.store.type(A, B)).toBe(T.INCOMING_REQUEST);
     expect(s.store.rows.get(`${A}:${C}`)).toMatchObject({ type: T.NONE, user_ignored: true });
     expect(s.store.type(C, A)).toBeUndefined();
+  });
+});
+
+describe('friend invites', () => {
+  it('when a friend invite is accepted, then both are friends at once and each hears RELATIONSHIP_ADD, whatever the privacy settings', async () => {
+    const s = setup({ all: false, mutual_friends: false, mutual_guilds: false });
+    expect(await s.service.befriendByInvite(A, B)).toBe(true);
+    expect([s.store.type(A, B), s.store.type(B, A)]).toEqual([T.FRIEND, T.FRIEND]);
+    expect(s.store.eventsFor(A)).toEqual(['RELATIONSHIP_ADD:1']);
+    expect(s.store.eventsFor(B)).toEqual(['RELATIONSHIP_ADD:1']);
+    s.store.events = [];
+    expect(await s.service.befriendByInvite(A, B)).toBe(false);
+    expect(s.store.events).toEqual([]);
+  });
+
+  it('when a request stood between them, then the invite makes them friends too', async () => {
+    const s = setup();
+    await arrange(s, 'outgoing');
+    expect(await s.service.befriendByInvite(A, B)).toBe(true);
+    expect([s.store.type(A, B), s.store.type(B, A)]).toEqual([T.FRIEND, T.FRIEND]);
+  });
+
+  it('when either blocks the other, or it is their own invite, then 80001 and 80003 and nothing changes', async () => {
+    for (const start of ['a-blocks', 'b-blocks'] as const) {
+      const s = setup();
+      await arrange(s, start);
+      expect(await code(s.service.befriendByInvite(A, B))).toBe(80001);
+      expect(s.store.events).toEqual([]);
+    }
+    expect(await code(setup().service.befriendByInvite(A, A))).toBe(80003);
   });
 });

@@ -67,6 +67,25 @@ export class RelationshipsService {
     });
   }
 
+  /**
+   * A friend invite accepted by `actorId`: the invite is the inviter's consent, so the two become
+   * friends at once, whatever request stood between them and whatever the inviter's privacy
+   * settings. Blocked either way is refused; already friends changes nothing (false).
+   */
+  async befriendByInvite(actorId: string, inviterId: string): Promise<boolean> {
+    if (actorId === inviterId) throw ApiError.of('FRIEND_REQUEST_SELF');
+    const [actor, inviter] = await this.pair(actorId, inviterId);
+    if (actor.bot || inviter.bot) throw ApiError.of('BOTS_CANNOT_HAVE_FRIENDS');
+    return this.store.withUsersLocked([actorId, inviterId], async (tx) => {
+      const state = await tx.pairState(actorId, inviterId, { mutualFriends: false, outgoingSince: null });
+      if (state.mine?.type === T.BLOCKED || state.theirs?.type === T.BLOCKED) throw ApiError.of('FRIEND_REQUEST_BLOCKED');
+      if (state.mine?.type === T.FRIEND) return false;
+      const mine = state.mine ?? this.row(actorId, inviterId, T.NONE, {});
+      await this.accept(tx, actor, inviter, { ...mine, stranger_request: false }, state, {});
+      return true;
+    });
+  }
+
   async block(actorId: string, targetId: string): Promise<void> {
     if (actorId === targetId) throw ApiError.of('FRIEND_REQUEST_SELF');
     const [actor, target] = await this.pair(actorId, targetId);
@@ -209,8 +228,7 @@ export class RelationshipsService {
     state: PairState,
     options: CreateOptions,
   ) {
-    if (mine.stranger_request && options.confirmStranger === false)
-      throw ApiError.form({ confirm_stranger_request: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
+    if (mine.stranger_request && options.confirmStranger === false) throw ApiError.of('STRANGER_REQUEST_UNCONFIRMED');
     assertUnderCap(state);
     const mineNow = this.row(actor.id, target.id, T.FRIEND, { user_ignored: mine.user_ignored });
     const theirsNow = this.row(target.id, actor.id, T.FRIEND, { user_ignored: state.theirs?.user_ignored ?? false });

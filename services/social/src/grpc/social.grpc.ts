@@ -4,6 +4,7 @@ import type { ContactSyncService } from '../domain/contact-sync.service.js';
 import type { GameRelationshipsService } from '../domain/game-relationships.service.js';
 import type { RelationshipListCache } from '../domain/relationship-list.js';
 import { RelationshipType as T } from '../domain/relationship.types.js';
+import type { RelationshipsService } from '../domain/relationships.service.js';
 import type { SuggestionsService } from '../domain/suggestions.service.js';
 import type { PgRelationshipQueries } from '../store/relationships.store.js';
 
@@ -20,8 +21,13 @@ export function socialGrpc(deps: {
   games: GameRelationshipsService;
   contactSync: ContactSyncService;
   suggestions: SuggestionsService;
+  relationships: Pick<RelationshipsService, 'befriendByInvite'>;
 }): ServiceImpl<typeof SocialService> {
   return {
+    async acceptFriendInvite({ userId, inviterId }) {
+      ids(userId, inviterId);
+      return { alreadyFriends: !(await deps.relationships.befriendByInvite(userId, inviterId)) };
+    },
     async getRelationship({ userId, otherUserId }) {
       ids(userId, otherUserId);
       const { aToB, bToA } = await deps.queries.types(userId, otherUserId);

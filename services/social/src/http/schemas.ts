@@ -85,3 +85,17 @@ export const gameCreateByApplicationBody = z
       .refine((t) => t === undefined || t === null || t === 1, choices([1])),
   })
   .optional();
+
+/** A query boolean as the platform reads it (`true`/`false`, `True`/`False`, `1`/`0`); `fallback` when absent. */
+const queryBoolean = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', 'True', 'False', '1', '0'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === 'true' || v === 'True' || v === '1'));
+
+export const profileQuery = z.object({
+  with_mutual_guilds: queryBoolean(true),
+  with_mutual_friends: queryBoolean(false),
+  with_mutual_friends_count: queryBoolean(false),
+  guild_id: snowflakeField.optional(),
+});

@@ -293,6 +293,17 @@ export class PgRelationshipQueries {
     return (await query.orderBy('target_id').limit(limit).execute()).map((r) => r.target_id);
   }
 
+  /** Whether `suggestedUserId` is among `userId`'s friend suggestions. */
+  async isSuggested(userId: string, suggestedUserId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('friend_suggestions')
+      .select('user_id')
+      .where('user_id', '=', userId)
+      .where('suggested_user_id', '=', suggestedUserId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async mutualFriends(a: string, b: string): Promise<string[]> {
     const { rows } = await sql<{ id: string }>`
       SELECT x.target_id AS id FROM relationships x JOIN relationships y ON x.target_id = y.target_id

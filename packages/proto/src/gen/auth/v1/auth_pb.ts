@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIq8BCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCEIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhciI3ChBHZXRVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlciIoChVHZXRDdXJyZW50VXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKsAwoLQ3VycmVudFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSFQoNZGlzY3JpbWluYXRvchgDIAEoCRIYCgtnbG9iYWxfbmFtZRgEIAEoCUgAiAEBEhMKBmF2YXRhchgFIAEoCUgBiAEBEgsKA2JpbxgGIAEoCRIOCgZsb2NhbGUYByABKAkSDQoFdGhlbWUYCCABKAkSEwoLbWZhX2VuYWJsZWQYCSABKAgSEgoFZW1haWwYCiABKAlIAogBARIQCgh2ZXJpZmllZBgLIAEoCBISCgVwaG9uZRgMIAEoCUgDiAEBEg0KBWZsYWdzGA0gASgJEhQKDHByZW1pdW1fdHlwZRgOIAEoBRIUCgxwdWJsaWNfZmxhZ3MYDyABKAMSCwoDYm90GBAgASgIEhkKDG5zZndfYWxsb3dlZBgRIAEoCEgEiAEBEhsKE2F1dGhlbnRpY2F0b3JfdHlwZXMYEiADKAVCDgoMX2dsb2JhbF9uYW1lQgkKB19hdmF0YXJCCAoGX2VtYWlsQggKBl9waG9uZUIPCg1fbnNmd19hbGxvd2VkIjwKFkdldEN1cnJlbnRVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuQ3VycmVudFVzZXIiRAoZRmluZFVzZXJCeVVzZXJuYW1lUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIVCg1kaXNjcmltaW5hdG9yGAIgASgJIkAKGkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIi4KG0dldEZyaWVuZFNvdXJjZUZsYWdzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIloKHEdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USCwoDYWxsGAEgASgIEhYKDm11dHVhbF9mcmllbmRzGAIgASgIEhUKDW11dHVhbF9ndWlsZHMYAyABKAgiWAoYQ2hlY2tNZmFFbGV2YXRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFwoPZWxldmF0aW9uX3Rva2VuGAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkiGwoZQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZTKRBAoLQXV0aFNlcnZpY2USTgoNVmFsaWRhdGVUb2tlbhIdLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlcXVlc3QaHi5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXNwb25zZRI/CghHZXRVc2VycxIYLmF1dGgudjEuR2V0VXNlcnNSZXF1ZXN0GhkuYXV0aC52MS5HZXRVc2Vyc1Jlc3BvbnNlElEKDkdldEN1cnJlbnRVc2VyEh4uYXV0aC52MS5HZXRDdXJyZW50VXNlclJlcXVlc3QaHy5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVzcG9uc2USXQoSRmluZFVzZXJCeVVzZXJuYW1lEiIuYXV0aC52MS5GaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0GiMuYXV0aC52MS5GaW5kVXNlckJ5VXNlcm5hbWVSZXNwb25zZRJjChRHZXRGcmllbmRTb3VyY2VGbGFncxIkLmF1dGgudjEuR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0GiUuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1Jlc3BvbnNlEloKEUNoZWNrTWZhRWxldmF0aW9uEiEuYXV0aC52MS5DaGVja01mYUVsZXZhdGlvblJlcXVlc3QaIi5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlIikKFkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJsCgpQdXNoRGV2aWNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBXRva2VuGAIgASgJEhcKD3Nlc3Npb25faWRfaGFzaBgDIAEoCRIWCglidW5kbGVfaWQYBCABKAlIAIgBAUIMCgpfYnVuZGxlX2lkIj8KF0xpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEiQKB2RldmljZXMYASADKAsyEy5hdXRoLnYxLlB1c2hEZXZpY2UiKAoUQ3JlYXRlQm90VXNlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkiOwoVQ3JlYXRlQm90VXNlclJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyMrcFCgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USWgoRQ2hlY2tNZmFFbGV2YXRpb24SIS5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVxdWVzdBoiLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZRJUCg9MaXN0UHVzaERldmljZXMSHy5hdXRoLnYxLkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QaIC5hdXRoLnYxLkxpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEk4KDUNyZWF0ZUJvdFVzZXISHS5hdXRoLnYxLkNyZWF0ZUJvdFVzZXJSZXF1ZXN0Gh4uYXV0aC52MS5DcmVhdGVCb3RVc2VyUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message auth.v1.ValidateTokenRequest
@@ -139,6 +139,13 @@ export type PartialUser = Message<"auth.v1.PartialUser"> & {
    * @generated from field: bool bot = 7;
    */
   bot: boolean;
+
+  /**
+   * The profile's about-me text (profiles show it; partial user renderings leave it out).
+   *
+   * @generated from field: optional string bio = 8;
+   */
+  bio?: string | undefined;
 };
 
 /**
@@ -445,6 +452,112 @@ export const CheckMfaElevationResponseSchema: GenMessage<CheckMfaElevationRespon
   messageDesc(file_auth_v1_auth, 13);
 
 /**
+ * @generated from message auth.v1.ListPushDevicesRequest
+ */
+export type ListPushDevicesRequest = Message<"auth.v1.ListPushDevicesRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message auth.v1.ListPushDevicesRequest.
+ * Use `create(ListPushDevicesRequestSchema)` to create a new message.
+ */
+export const ListPushDevicesRequestSchema: GenMessage<ListPushDevicesRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 14);
+
+/**
+ * @generated from message auth.v1.PushDevice
+ */
+export type PushDevice = Message<"auth.v1.PushDevice"> & {
+  /**
+   * The platform's push provider: gcm, apns, apns_internal, apns_voip, apns_internal_voip.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The hash clients know the holding session by (`id_hash` in /auth/sessions).
+   *
+   * @generated from field: string session_id_hash = 3;
+   */
+  sessionIdHash: string;
+
+  /**
+   * @generated from field: optional string bundle_id = 4;
+   */
+  bundleId?: string | undefined;
+};
+
+/**
+ * Describes the message auth.v1.PushDevice.
+ * Use `create(PushDeviceSchema)` to create a new message.
+ */
+export const PushDeviceSchema: GenMessage<PushDevice> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 15);
+
+/**
+ * @generated from message auth.v1.ListPushDevicesResponse
+ */
+export type ListPushDevicesResponse = Message<"auth.v1.ListPushDevicesResponse"> & {
+  /**
+   * @generated from field: repeated auth.v1.PushDevice devices = 1;
+   */
+  devices: PushDevice[];
+};
+
+/**
+ * Describes the message auth.v1.ListPushDevicesResponse.
+ * Use `create(ListPushDevicesResponseSchema)` to create a new message.
+ */
+export const ListPushDevicesResponseSchema: GenMessage<ListPushDevicesResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 16);
+
+/**
+ * @generated from message auth.v1.CreateBotUserRequest
+ */
+export type CreateBotUserRequest = Message<"auth.v1.CreateBotUserRequest"> & {
+  /**
+   * The application's name; trimmed to what a username may hold.
+   *
+   * @generated from field: string username = 1;
+   */
+  username: string;
+};
+
+/**
+ * Describes the message auth.v1.CreateBotUserRequest.
+ * Use `create(CreateBotUserRequestSchema)` to create a new message.
+ */
+export const CreateBotUserRequestSchema: GenMessage<CreateBotUserRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 17);
+
+/**
+ * @generated from message auth.v1.CreateBotUserResponse
+ */
+export type CreateBotUserResponse = Message<"auth.v1.CreateBotUserResponse"> & {
+  /**
+   * @generated from field: auth.v1.PartialUser user = 1;
+   */
+  user?: PartialUser | undefined;
+};
+
+/**
+ * Describes the message auth.v1.CreateBotUserResponse.
+ * Use `create(CreateBotUserResponseSchema)` to create a new message.
+ */
+export const CreateBotUserResponseSchema: GenMessage<CreateBotUserResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 18);
+
+/**
  * The account service's contract for other services and the edge gateway.
  *
  * @generated from service auth.v1.AuthService
@@ -512,6 +625,28 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof CheckMfaElevationRequestSchema;
     output: typeof CheckMfaElevationResponseSchema;
+  },
+  /**
+   * The device push tokens of the user's live sessions (Register Device), where a push to the
+   * user goes; a session that ended has none.
+   *
+   * @generated from rpc auth.v1.AuthService.ListPushDevices
+   */
+  listPushDevices: {
+    methodKind: "unary";
+    input: typeof ListPushDevicesRequestSchema;
+    output: typeof ListPushDevicesResponseSchema;
+  },
+  /**
+   * Creates the bot user of an application (integrations): `bot: true`, no credentials, named after
+   * the application with a discriminator of its own, as the platform's bots are.
+   *
+   * @generated from rpc auth.v1.AuthService.CreateBotUser
+   */
+  createBotUser: {
+    methodKind: "unary";
+    input: typeof CreateBotUserRequestSchema;
+    output: typeof CreateBotUserResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_auth_v1_auth, 0);

@@ -12,7 +12,110 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file guilds/v1/guilds.proto.
  */
 export const file_guilds_v1_guilds: GenFile = /*@__PURE__*/
-  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAki6wUKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSGAoLZGVzY3JpcHRpb24YCSABKAlIAIgBARIOCgZzcGxhc2gYCiABKAkSDgoGYmFubmVyGAsgASgJEhYKDmFma19jaGFubmVsX2lkGAwgASgJEhMKC2Fma190aW1lb3V0GA0gASgFEhkKEXN5c3RlbV9jaGFubmVsX2lkGA4gASgJEhwKFHN5c3RlbV9jaGFubmVsX2ZsYWdzGA8gASgFEhgKEHJ1bGVzX2NoYW5uZWxfaWQYECABKAkSIQoZcHVibGljX3VwZGF0ZXNfY2hhbm5lbF9pZBgRIAEoCRIaChJ2ZXJpZmljYXRpb25fbGV2ZWwYEiABKAUSJQodZGVmYXVsdF9tZXNzYWdlX25vdGlmaWNhdGlvbnMYEyABKAUSHwoXZXhwbGljaXRfY29udGVudF9maWx0ZXIYFCABKAUSEQoJbWZhX2xldmVsGBUgASgFEhIKCm5zZndfbGV2ZWwYFiABKAUSGAoQcHJlZmVycmVkX2xvY2FsZRgXIAEoCRIkChxwcmVtaXVtX3Byb2dyZXNzX2Jhcl9lbmFibGVkGBggASgIEhQKDHByZW1pdW1fdGllchgZIAEoBRIiChpwcmVtaXVtX3N1YnNjcmlwdGlvbl9jb3VudBgaIAEoBRITCgttYXhfbWVtYmVycxgbIAEoBRIeCgVyb2xlcxgcIAMoCzIPLmd1aWxkcy52MS5Sb2xlEhcKD3Zhbml0eV91cmxfY29kZRgdIAEoCUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24iQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIn0KEEFkZE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCgl0ZW1wb3JhcnkYBCABKAgSDQoFZ3Vlc3QYBSABKAgSEgoKY2hhbm5lbF9pZBgGIAEoCSKbAQoRQWRkTWVtYmVyUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIWCg5hbHJlYWR5X21lbWJlchgCIAEoCBIhCgZtZW1iZXIYAyABKAsyES5ndWlsZHMudjEuTWVtYmVyEiUKBWd1aWxkGAUgASgLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlSgQIBBAFUgpndWlsZF9qc29uIjgKE1JlbW92ZU1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSInChRSZW1vdmVNZW1iZXJSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIjoKE0FkZFJlY2lwaWVudFJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIn4KFEFkZFJlY2lwaWVudFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSGQoRYWxyZWFkeV9yZWNpcGllbnQYAiABKAgSIwoHY2hhbm5lbBgEIAEoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIAxAEUgxjaGFubmVsX2pzb24iSwoZTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSJPChtMaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSIuChpMaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSIwChxMaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIicKFEdldFJlYWR5U3RhdGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkisAEKFUdldFJlYWR5U3RhdGVSZXNwb25zZRIRCglndWlsZF9pZHMYAyADKAkSJgoGZ3VpbGRzGAQgAygLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlEiwKEHByaXZhdGVfY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAEQAkoECAIQA1ILZ3VpbGRzX2pzb25SFXByaXZhdGVfY2hhbm5lbHNfanNvbiJDChlMaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFQoNb3RoZXJfdXNlcl9pZBgCIAEoCSJXChpMaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRIRCglndWlsZF9pZHMYASADKAkSJgoGZ3VpbGRzGAIgAygLMhYuZ3VpbGRzLnYxLk11dHVhbEd1aWxkIi8KC011dHVhbEd1aWxkEgoKAmlkGAEgASgJEhQKDG1lbWJlcl9jb3VudBgCIAEoBSKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwysQcKDUd1aWxkc1NlcnZpY2USWwoQQ2hlY2tQZXJtaXNzaW9ucxIiLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVxdWVzdBojLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVzcG9uc2USQwoIR2V0R3VpbGQSGi5ndWlsZHMudjEuR2V0R3VpbGRSZXF1ZXN0GhsuZ3VpbGRzLnYxLkdldEd1aWxkUmVzcG9uc2USSQoKR2V0Q2hhbm5lbBIcLmd1aWxkcy52MS5HZXRDaGFubmVsUmVxdWVzdBodLmd1aWxkcy52MS5HZXRDaGFubmVsUmVzcG9uc2USRgoJR2V0TWVtYmVyEhsuZ3VpbGRzLnYxLkdldE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuR2V0TWVtYmVyUmVzcG9uc2USRgoJQWRkTWVtYmVyEhsuZ3VpbGRzLnYxLkFkZE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuQWRkTWVtYmVyUmVzcG9uc2USTwoMUmVtb3ZlTWVtYmVyEh4uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaHy5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTwoMQWRkUmVjaXBpZW50Eh4uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlcXVlc3QaHy5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVzcG9uc2USYQoSTGlzdEd1aWxkTWVtYmVySWRzEiQuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVzcG9uc2USZwoUTGlzdENoYW5uZWxWaWV3ZXJJZHMSJi5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0GicuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USUgoNR2V0UmVhZHlTdGF0ZRIfLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVxdWVzdBogLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVzcG9uc2USYQoSTGlzdE11dHVhbEd1aWxkSWRzEiQuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
+  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiKwoWVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkiLQoXVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBSJ3ChlTdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0EhEKCXBhcmVudF9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxhcHBsaWVkX3RhZ3MYBCADKAkSEAoIb3duZXJfaWQYBSABKAkiVAoaU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIiCgZ0aHJlYWQYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJiChdDaGVja1Blcm1pc3Npb25zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGd1aWxkX2lkGAIgASgJEhIKCmNoYW5uZWxfaWQYAyABKAkSEAoIcmVxdWlyZWQYBCABKAkiUAoYQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdhbGxvd2VkGAIgASgIEhMKC3Blcm1pc3Npb25zGAMgASgJIiMKD0dldEd1aWxkUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCSLrBQoFR3VpbGQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRpY29uGAMgASgJEhAKCG93bmVyX2lkGAQgASgJEiAKGGFwcHJveGltYXRlX21lbWJlcl9jb3VudBgFIAEoBRIiChphcHByb3hpbWF0ZV9wcmVzZW5jZV9jb3VudBgGIAEoBRIQCghmZWF0dXJlcxgHIAMoCRIYCgtkZXNjcmlwdGlvbhgJIAEoCUgAiAEBEg4KBnNwbGFzaBgKIAEoCRIOCgZiYW5uZXIYCyABKAkSFgoOYWZrX2NoYW5uZWxfaWQYDCABKAkSEwoLYWZrX3RpbWVvdXQYDSABKAUSGQoRc3lzdGVtX2NoYW5uZWxfaWQYDiABKAkSHAoUc3lzdGVtX2NoYW5uZWxfZmxhZ3MYDyABKAUSGAoQcnVsZXNfY2hhbm5lbF9pZBgQIAEoCRIhChlwdWJsaWNfdXBkYXRlc19jaGFubmVsX2lkGBEgASgJEhoKEnZlcmlmaWNhdGlvbl9sZXZlbBgSIAEoBRIlCh1kZWZhdWx0X21lc3NhZ2Vfbm90aWZpY2F0aW9ucxgTIAEoBRIfChdleHBsaWNpdF9jb250ZW50X2ZpbHRlchgUIAEoBRIRCgltZmFfbGV2ZWwYFSABKAUSEgoKbnNmd19sZXZlbBgWIAEoBRIYChBwcmVmZXJyZWRfbG9jYWxlGBcgASgJEiQKHHByZW1pdW1fcHJvZ3Jlc3NfYmFyX2VuYWJsZWQYGCABKAgSFAoMcHJlbWl1bV90aWVyGBkgASgFEiIKGnByZW1pdW1fc3Vic2NyaXB0aW9uX2NvdW50GBogASgFEhMKC21heF9tZW1iZXJzGBsgASgFEh4KBXJvbGVzGBwgAygLMg8uZ3VpbGRzLnYxLlJvbGUSFwoPdmFuaXR5X3VybF9jb2RlGB0gASgJQg4KDF9kZXNjcmlwdGlvbkoECAgQCVIKZ3VpbGRfanNvbiJCChBHZXRHdWlsZFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEh8KBWd1aWxkGAIgASgLMhAuZ3VpbGRzLnYxLkd1aWxkIicKEUdldENoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkijAcKB0NoYW5uZWwSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRIRCglwYXJlbnRfaWQYBCABKAkSDAoEbmFtZRgFIAEoCRIVCg1yZWNpcGllbnRfaWRzGAYgAygJEhAKCG93bmVyX2lkGAcgASgJEg0KBWZsYWdzGAkgASgFEhcKD2xhc3RfbWVzc2FnZV9pZBgKIAEoCRIoCgpyZWNpcGllbnRzGAsgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlchIMCgRpY29uGAwgASgJEgwKBG5zZncYDSABKAgSEAoIcG9zaXRpb24YDiABKAUSPQoVcGVybWlzc2lvbl9vdmVyd3JpdGVzGA8gAygLMh4uZ3VpbGRzLnYxLlBlcm1pc3Npb25PdmVyd3JpdGUSEgoFdG9waWMYECABKAlIAIgBARIbChNyYXRlX2xpbWl0X3Blcl91c2VyGBEgASgFEhQKB2JpdHJhdGUYEiABKAVIAYgBARIXCgp1c2VyX2xpbWl0GBMgASgFSAKIAQESEgoKcnRjX3JlZ2lvbhgUIAEoCRIlCh1kZWZhdWx0X2F1dG9fYXJjaGl2ZV9kdXJhdGlvbhgVIAEoBRIrCg5hdmFpbGFibGVfdGFncxgWIAMoCzITLmd1aWxkcy52MS5Gb3J1bVRhZxI6ChZkZWZhdWx0X3JlYWN0aW9uX2Vtb2ppGBcgASgLMhouZ3VpbGRzLnYxLkRlZmF1bHRSZWFjdGlvbhIfChJkZWZhdWx0X3NvcnRfb3JkZXIYGCABKAVIA4gBARIcChRkZWZhdWx0X2ZvcnVtX2xheW91dBgZIAEoBRIqCiJkZWZhdWx0X3RocmVhZF9yYXRlX2xpbWl0X3Blcl91c2VyGBogASgFEjIKD3RocmVhZF9tZXRhZGF0YRgbIAEoCzIZLmd1aWxkcy52MS5UaHJlYWRNZXRhZGF0YRIVCg1tZXNzYWdlX2NvdW50GBwgASgFEhQKDG1lbWJlcl9jb3VudBgdIAEoBRIsCgxhcHBsaWVkX3RhZ3MYHiABKAsyFi5ndWlsZHMudjEuQXBwbGllZFRhZ3NCCAoGX3RvcGljQgoKCF9iaXRyYXRlQg0KC191c2VyX2xpbWl0QhUKE19kZWZhdWx0X3NvcnRfb3JkZXJKBAgIEAlSDGNoYW5uZWxfanNvbiJIChJHZXRDaGFubmVsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIwoHY2hhbm5lbBgCIAEoCzISLmd1aWxkcy52MS5DaGFubmVsIjUKEEdldE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLJAgoGTWVtYmVyEg8KB3VzZXJfaWQYASABKAkSDAoEbmljaxgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCglqb2luZWRfYXQYBCABKAkSDwoHcGVuZGluZxgFIAEoCBIRCgl0ZW1wb3JhcnkYBiABKAgSDQoFZmxhZ3MYByABKAUSDgoGYXZhdGFyGAggASgJEhoKDXByZW1pdW1fc2luY2UYCSABKAlIAIgBARIMCgRkZWFmGAogASgIEgwKBG11dGUYCyABKAgSKQocY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbBgMIAEoCUgBiAEBEiIKBHVzZXIYDSABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyQhAKDl9wcmVtaXVtX3NpbmNlQh8KHV9jb21tdW5pY2F0aW9uX2Rpc2FibGVkX3VudGlsIkUKEUdldE1lbWJlclJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiEKBm1lbWJlchgCIAEoCzIRLmd1aWxkcy52MS5NZW1iZXIifQoQQWRkTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhAKCHJvbGVfaWRzGAMgAygJEhEKCXRlbXBvcmFyeRgEIAEoCBINCgVndWVzdBgFIAEoCBISCgpjaGFubmVsX2lkGAYgASgJIpsBChFBZGRNZW1iZXJSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhYKDmFscmVhZHlfbWVtYmVyGAIgASgIEiEKBm1lbWJlchgDIAEoCzIRLmd1aWxkcy52MS5NZW1iZXISJQoFZ3VpbGQYBSABKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGVKBAgEEAVSCmd1aWxkX2pzb24iOAoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIicKFFJlbW92ZU1lbWJlclJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiOgoTQWRkUmVjaXBpZW50UmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkifgoUQWRkUmVjaXBpZW50UmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIZChFhbHJlYWR5X3JlY2lwaWVudBgCIAEoCBIjCgdjaGFubmVsGAQgASgLMhIuZ3VpbGRzLnYxLkNoYW5uZWxKBAgDEARSDGNoYW5uZWxfanNvbiJLChlMaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFImEKG0xpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFEhAKCHJlcXVpcmVkGAQgASgJIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKwAQoVR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEhEKCWd1aWxkX2lkcxgDIAMoCRImCgZndWlsZHMYBCADKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGUSLAoQcHJpdmF0ZV9jaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIARACSgQIAhADUgtndWlsZHNfanNvblIVcHJpdmF0ZV9jaGFubmVsc19qc29uIkMKGUxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIlcKGkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEhEKCWd1aWxkX2lkcxgBIAMoCRImCgZndWlsZHMYAiADKAsyFi5ndWlsZHMudjEuTXV0dWFsR3VpbGQiSwoLTXV0dWFsR3VpbGQSCgoCaWQYASABKAkSFAoMbWVtYmVyX2NvdW50GAIgASgFEhEKBG5pY2sYAyABKAlIAIgBAUIHCgVfbmljayKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwy7ggKDUd1aWxkc1NlcnZpY2USWwoQQ2hlY2tQZXJtaXNzaW9ucxIiLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVxdWVzdBojLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVzcG9uc2USQwoIR2V0R3VpbGQSGi5ndWlsZHMudjEuR2V0R3VpbGRSZXF1ZXN0GhsuZ3VpbGRzLnYxLkdldEd1aWxkUmVzcG9uc2USSQoKR2V0Q2hhbm5lbBIcLmd1aWxkcy52MS5HZXRDaGFubmVsUmVxdWVzdBodLmd1aWxkcy52MS5HZXRDaGFubmVsUmVzcG9uc2USRgoJR2V0TWVtYmVyEhsuZ3VpbGRzLnYxLkdldE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuR2V0TWVtYmVyUmVzcG9uc2USRgoJQWRkTWVtYmVyEhsuZ3VpbGRzLnYxLkFkZE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuQWRkTWVtYmVyUmVzcG9uc2USTwoMUmVtb3ZlTWVtYmVyEh4uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaHy5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTwoMQWRkUmVjaXBpZW50Eh4uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlcXVlc3QaHy5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVzcG9uc2USYQoSTGlzdEd1aWxkTWVtYmVySWRzEiQuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVzcG9uc2USZwoUTGlzdENoYW5uZWxWaWV3ZXJJZHMSJi5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0GicuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USUgoNR2V0UmVhZHlTdGF0ZRIfLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVxdWVzdBogLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVzcG9uc2USYQoSTGlzdE11dHVhbEd1aWxkSWRzEiQuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVzcG9uc2USWAoPVW5hcmNoaXZlVGhyZWFkEiEuZ3VpbGRzLnYxLlVuYXJjaGl2ZVRocmVhZFJlcXVlc3QaIi5ndWlsZHMudjEuVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USYQoSU3RhcnRXZWJob29rVGhyZWFkEiQuZ3VpbGRzLnYxLlN0YXJ0V2ViaG9va1RocmVhZFJlcXVlc3QaJS5ndWlsZHMudjEuU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
+
+/**
+ * @generated from message guilds.v1.UnarchiveThreadRequest
+ */
+export type UnarchiveThreadRequest = Message<"guilds.v1.UnarchiveThreadRequest"> & {
+  /**
+   * @generated from field: string thread_id = 1;
+   */
+  threadId: string;
+};
+
+/**
+ * Describes the message guilds.v1.UnarchiveThreadRequest.
+ * Use `create(UnarchiveThreadRequestSchema)` to create a new message.
+ */
+export const UnarchiveThreadRequestSchema: GenMessage<UnarchiveThreadRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 0);
+
+/**
+ * @generated from message guilds.v1.UnarchiveThreadResponse
+ */
+export type UnarchiveThreadResponse = Message<"guilds.v1.UnarchiveThreadResponse"> & {
+  /**
+   * 0, or 10003 unknown thread, 50083 locked.
+   *
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+};
+
+/**
+ * Describes the message guilds.v1.UnarchiveThreadResponse.
+ * Use `create(UnarchiveThreadResponseSchema)` to create a new message.
+ */
+export const UnarchiveThreadResponseSchema: GenMessage<UnarchiveThreadResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 1);
+
+/**
+ * @generated from message guilds.v1.StartWebhookThreadRequest
+ */
+export type StartWebhookThreadRequest = Message<"guilds.v1.StartWebhookThreadRequest"> & {
+  /**
+   * The forum or media channel.
+   *
+   * @generated from field: string parent_id = 1;
+   */
+  parentId: string;
+
+  /**
+   * The id of the webhook message that starts it.
+   *
+   * @generated from field: string thread_id = 2;
+   */
+  threadId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated string applied_tags = 4;
+   */
+  appliedTags: string[];
+
+  /**
+   * The webhook's id.
+   *
+   * @generated from field: string owner_id = 5;
+   */
+  ownerId: string;
+};
+
+/**
+ * Describes the message guilds.v1.StartWebhookThreadRequest.
+ * Use `create(StartWebhookThreadRequestSchema)` to create a new message.
+ */
+export const StartWebhookThreadRequestSchema: GenMessage<StartWebhookThreadRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 2);
+
+/**
+ * @generated from message guilds.v1.StartWebhookThreadResponse
+ */
+export type StartWebhookThreadResponse = Message<"guilds.v1.StartWebhookThreadResponse"> & {
+  /**
+   * 0, or 10003 unknown channel, 50024 not a forum or media channel.
+   *
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+
+  /**
+   * @generated from field: guilds.v1.Channel thread = 2;
+   */
+  thread?: Channel | undefined;
+};
+
+/**
+ * Describes the message guilds.v1.StartWebhookThreadResponse.
+ * Use `create(StartWebhookThreadResponseSchema)` to create a new message.
+ */
+export const StartWebhookThreadResponseSchema: GenMessage<StartWebhookThreadResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 3);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsRequest
@@ -46,7 +149,7 @@ export type CheckPermissionsRequest = Message<"guilds.v1.CheckPermissionsRequest
  * Use `create(CheckPermissionsRequestSchema)` to create a new message.
  */
 export const CheckPermissionsRequestSchema: GenMessage<CheckPermissionsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 0);
+  messageDesc(file_guilds_v1_guilds, 4);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsResponse
@@ -75,7 +178,7 @@ export type CheckPermissionsResponse = Message<"guilds.v1.CheckPermissionsRespon
  * Use `create(CheckPermissionsResponseSchema)` to create a new message.
  */
 export const CheckPermissionsResponseSchema: GenMessage<CheckPermissionsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 1);
+  messageDesc(file_guilds_v1_guilds, 5);
 
 /**
  * @generated from message guilds.v1.GetGuildRequest
@@ -92,7 +195,7 @@ export type GetGuildRequest = Message<"guilds.v1.GetGuildRequest"> & {
  * Use `create(GetGuildRequestSchema)` to create a new message.
  */
 export const GetGuildRequestSchema: GenMessage<GetGuildRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 2);
+  messageDesc(file_guilds_v1_guilds, 6);
 
 /**
  * The guild object (GET /guilds/{id}), with its roles.
@@ -258,7 +361,7 @@ export type Guild = Message<"guilds.v1.Guild"> & {
  * Use `create(GuildSchema)` to create a new message.
  */
 export const GuildSchema: GenMessage<Guild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 3);
+  messageDesc(file_guilds_v1_guilds, 7);
 
 /**
  * @generated from message guilds.v1.GetGuildResponse
@@ -280,7 +383,7 @@ export type GetGuildResponse = Message<"guilds.v1.GetGuildResponse"> & {
  * Use `create(GetGuildResponseSchema)` to create a new message.
  */
 export const GetGuildResponseSchema: GenMessage<GetGuildResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 4);
+  messageDesc(file_guilds_v1_guilds, 8);
 
 /**
  * @generated from message guilds.v1.GetChannelRequest
@@ -297,7 +400,7 @@ export type GetChannelRequest = Message<"guilds.v1.GetChannelRequest"> & {
  * Use `create(GetChannelRequestSchema)` to create a new message.
  */
 export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 5);
+  messageDesc(file_guilds_v1_guilds, 9);
 
 /**
  * The channel object of every kind: guild channels, threads, DMs and group DMs. Which fields
@@ -484,7 +587,7 @@ export type Channel = Message<"guilds.v1.Channel"> & {
  * Use `create(ChannelSchema)` to create a new message.
  */
 export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 6);
+  messageDesc(file_guilds_v1_guilds, 10);
 
 /**
  * @generated from message guilds.v1.GetChannelResponse
@@ -506,7 +609,7 @@ export type GetChannelResponse = Message<"guilds.v1.GetChannelResponse"> & {
  * Use `create(GetChannelResponseSchema)` to create a new message.
  */
 export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 7);
+  messageDesc(file_guilds_v1_guilds, 11);
 
 /**
  * @generated from message guilds.v1.GetMemberRequest
@@ -528,7 +631,7 @@ export type GetMemberRequest = Message<"guilds.v1.GetMemberRequest"> & {
  * Use `create(GetMemberRequestSchema)` to create a new message.
  */
 export const GetMemberRequestSchema: GenMessage<GetMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 8);
+  messageDesc(file_guilds_v1_guilds, 12);
 
 /**
  * A guild member. Timestamps are ISO 8601.
@@ -615,7 +718,7 @@ export type Member = Message<"guilds.v1.Member"> & {
  * Use `create(MemberSchema)` to create a new message.
  */
 export const MemberSchema: GenMessage<Member> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 9);
+  messageDesc(file_guilds_v1_guilds, 13);
 
 /**
  * @generated from message guilds.v1.GetMemberResponse
@@ -637,7 +740,7 @@ export type GetMemberResponse = Message<"guilds.v1.GetMemberResponse"> & {
  * Use `create(GetMemberResponseSchema)` to create a new message.
  */
 export const GetMemberResponseSchema: GenMessage<GetMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 10);
+  messageDesc(file_guilds_v1_guilds, 14);
 
 /**
  * @generated from message guilds.v1.AddMemberRequest
@@ -683,7 +786,7 @@ export type AddMemberRequest = Message<"guilds.v1.AddMemberRequest"> & {
  * Use `create(AddMemberRequestSchema)` to create a new message.
  */
 export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 11);
+  messageDesc(file_guilds_v1_guilds, 15);
 
 /**
  * @generated from message guilds.v1.AddMemberResponse
@@ -720,7 +823,7 @@ export type AddMemberResponse = Message<"guilds.v1.AddMemberResponse"> & {
  * Use `create(AddMemberResponseSchema)` to create a new message.
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 12);
+  messageDesc(file_guilds_v1_guilds, 16);
 
 /**
  * @generated from message guilds.v1.RemoveMemberRequest
@@ -742,7 +845,7 @@ export type RemoveMemberRequest = Message<"guilds.v1.RemoveMemberRequest"> & {
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 13);
+  messageDesc(file_guilds_v1_guilds, 17);
 
 /**
  * @generated from message guilds.v1.RemoveMemberResponse
@@ -759,7 +862,7 @@ export type RemoveMemberResponse = Message<"guilds.v1.RemoveMemberResponse"> & {
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 14);
+  messageDesc(file_guilds_v1_guilds, 18);
 
 /**
  * @generated from message guilds.v1.AddRecipientRequest
@@ -781,7 +884,7 @@ export type AddRecipientRequest = Message<"guilds.v1.AddRecipientRequest"> & {
  * Use `create(AddRecipientRequestSchema)` to create a new message.
  */
 export const AddRecipientRequestSchema: GenMessage<AddRecipientRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 15);
+  messageDesc(file_guilds_v1_guilds, 19);
 
 /**
  * @generated from message guilds.v1.AddRecipientResponse
@@ -812,7 +915,7 @@ export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
  * Use `create(AddRecipientResponseSchema)` to create a new message.
  */
 export const AddRecipientResponseSchema: GenMessage<AddRecipientResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 16);
+  messageDesc(file_guilds_v1_guilds, 20);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsRequest
@@ -841,7 +944,7 @@ export type ListGuildMemberIdsRequest = Message<"guilds.v1.ListGuildMemberIdsReq
  * Use `create(ListGuildMemberIdsRequestSchema)` to create a new message.
  */
 export const ListGuildMemberIdsRequestSchema: GenMessage<ListGuildMemberIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 17);
+  messageDesc(file_guilds_v1_guilds, 21);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsRequest
@@ -861,6 +964,14 @@ export type ListChannelViewerIdsRequest = Message<"guilds.v1.ListChannelViewerId
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Only viewers who also have every bit of this permission bitfield there (decimal; empty: none
+   * more), e.g. MANAGE_CHANNELS for who hears of a channel's invites. Private channels ignore it.
+   *
+   * @generated from field: string required = 4;
+   */
+  required: string;
 };
 
 /**
@@ -868,7 +979,7 @@ export type ListChannelViewerIdsRequest = Message<"guilds.v1.ListChannelViewerId
  * Use `create(ListChannelViewerIdsRequestSchema)` to create a new message.
  */
 export const ListChannelViewerIdsRequestSchema: GenMessage<ListChannelViewerIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 18);
+  messageDesc(file_guilds_v1_guilds, 22);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsResponse
@@ -885,7 +996,7 @@ export type ListGuildMemberIdsResponse = Message<"guilds.v1.ListGuildMemberIdsRe
  * Use `create(ListGuildMemberIdsResponseSchema)` to create a new message.
  */
 export const ListGuildMemberIdsResponseSchema: GenMessage<ListGuildMemberIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 19);
+  messageDesc(file_guilds_v1_guilds, 23);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsResponse
@@ -902,7 +1013,7 @@ export type ListChannelViewerIdsResponse = Message<"guilds.v1.ListChannelViewerI
  * Use `create(ListChannelViewerIdsResponseSchema)` to create a new message.
  */
 export const ListChannelViewerIdsResponseSchema: GenMessage<ListChannelViewerIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 20);
+  messageDesc(file_guilds_v1_guilds, 24);
 
 /**
  * @generated from message guilds.v1.GetReadyStateRequest
@@ -919,7 +1030,7 @@ export type GetReadyStateRequest = Message<"guilds.v1.GetReadyStateRequest"> & {
  * Use `create(GetReadyStateRequestSchema)` to create a new message.
  */
 export const GetReadyStateRequestSchema: GenMessage<GetReadyStateRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 21);
+  messageDesc(file_guilds_v1_guilds, 25);
 
 /**
  * @generated from message guilds.v1.GetReadyStateResponse
@@ -950,7 +1061,7 @@ export type GetReadyStateResponse = Message<"guilds.v1.GetReadyStateResponse"> &
  * Use `create(GetReadyStateResponseSchema)` to create a new message.
  */
 export const GetReadyStateResponseSchema: GenMessage<GetReadyStateResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 22);
+  messageDesc(file_guilds_v1_guilds, 26);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsRequest
@@ -972,7 +1083,7 @@ export type ListMutualGuildIdsRequest = Message<"guilds.v1.ListMutualGuildIdsReq
  * Use `create(ListMutualGuildIdsRequestSchema)` to create a new message.
  */
 export const ListMutualGuildIdsRequestSchema: GenMessage<ListMutualGuildIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 23);
+  messageDesc(file_guilds_v1_guilds, 27);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsResponse
@@ -996,7 +1107,7 @@ export type ListMutualGuildIdsResponse = Message<"guilds.v1.ListMutualGuildIdsRe
  * Use `create(ListMutualGuildIdsResponseSchema)` to create a new message.
  */
 export const ListMutualGuildIdsResponseSchema: GenMessage<ListMutualGuildIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 24);
+  messageDesc(file_guilds_v1_guilds, 28);
 
 /**
  * @generated from message guilds.v1.MutualGuild
@@ -1011,6 +1122,13 @@ export type MutualGuild = Message<"guilds.v1.MutualGuild"> & {
    * @generated from field: int32 member_count = 2;
    */
   memberCount: number;
+
+  /**
+   * The other user's nickname in the guild (unset: none), as a profile's mutual guilds show it.
+   *
+   * @generated from field: optional string nick = 3;
+   */
+  nick?: string | undefined;
 };
 
 /**
@@ -1018,7 +1136,7 @@ export type MutualGuild = Message<"guilds.v1.MutualGuild"> & {
  * Use `create(MutualGuildSchema)` to create a new message.
  */
 export const MutualGuildSchema: GenMessage<MutualGuild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 25);
+  messageDesc(file_guilds_v1_guilds, 29);
 
 /**
  * The platform's role object.
@@ -1094,7 +1212,7 @@ export type Role = Message<"guilds.v1.Role"> & {
  * Use `create(RoleSchema)` to create a new message.
  */
 export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 26);
+  messageDesc(file_guilds_v1_guilds, 30);
 
 /**
  * A channel permission overwrite: type 0 role, 1 member.
@@ -1128,7 +1246,7 @@ export type PermissionOverwrite = Message<"guilds.v1.PermissionOverwrite"> & {
  * Use `create(PermissionOverwriteSchema)` to create a new message.
  */
 export const PermissionOverwriteSchema: GenMessage<PermissionOverwrite> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 27);
+  messageDesc(file_guilds_v1_guilds, 31);
 
 /**
  * @generated from message guilds.v1.ThreadMetadata
@@ -1172,7 +1290,7 @@ export type ThreadMetadata = Message<"guilds.v1.ThreadMetadata"> & {
  * Use `create(ThreadMetadataSchema)` to create a new message.
  */
 export const ThreadMetadataSchema: GenMessage<ThreadMetadata> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 28);
+  messageDesc(file_guilds_v1_guilds, 32);
 
 /**
  * A tag of a forum or media channel.
@@ -1211,7 +1329,7 @@ export type ForumTag = Message<"guilds.v1.ForumTag"> & {
  * Use `create(ForumTagSchema)` to create a new message.
  */
 export const ForumTagSchema: GenMessage<ForumTag> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 29);
+  messageDesc(file_guilds_v1_guilds, 33);
 
 /**
  * @generated from message guilds.v1.DefaultReaction
@@ -1233,7 +1351,7 @@ export type DefaultReaction = Message<"guilds.v1.DefaultReaction"> & {
  * Use `create(DefaultReactionSchema)` to create a new message.
  */
 export const DefaultReactionSchema: GenMessage<DefaultReaction> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 30);
+  messageDesc(file_guilds_v1_guilds, 34);
 
 /**
  * @generated from message guilds.v1.AppliedTags
@@ -1250,7 +1368,7 @@ export type AppliedTags = Message<"guilds.v1.AppliedTags"> & {
  * Use `create(AppliedTagsSchema)` to create a new message.
  */
 export const AppliedTagsSchema: GenMessage<AppliedTags> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 31);
+  messageDesc(file_guilds_v1_guilds, 35);
 
 /**
  * A guild as GUILD_CREATE and READY carry it for one member: the guild, the channels and threads
@@ -1297,7 +1415,7 @@ export type GuildCreate = Message<"guilds.v1.GuildCreate"> & {
  * Use `create(GuildCreateSchema)` to create a new message.
  */
 export const GuildCreateSchema: GenMessage<GuildCreate> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 32);
+  messageDesc(file_guilds_v1_guilds, 36);
 
 /**
  * The guilds service's contract for other services: permissions, lookups, membership changes
@@ -1417,6 +1535,28 @@ export const GuildsService: GenService<{
     methodKind: "unary";
     input: typeof ListMutualGuildIdsRequestSchema;
     output: typeof ListMutualGuildIdsResponseSchema;
+  },
+  /**
+   * A thread a webhook posts into (`thread_id`) is unarchived, as the platform does; a locked one
+   * stays archived (50083). THREAD_UPDATE goes to who sees it.
+   *
+   * @generated from rpc guilds.v1.GuildsService.UnarchiveThread
+   */
+  unarchiveThread: {
+    methodKind: "unary";
+    input: typeof UnarchiveThreadRequestSchema;
+    output: typeof UnarchiveThreadResponseSchema;
+  },
+  /**
+   * A webhook's post in a forum or media channel (`thread_name`) starts a public thread whose id is
+   * the first message's, owned by the webhook. THREAD_CREATE goes to who sees it.
+   *
+   * @generated from rpc guilds.v1.GuildsService.StartWebhookThread
+   */
+  startWebhookThread: {
+    methodKind: "unary";
+    input: typeof StartWebhookThreadRequestSchema;
+    output: typeof StartWebhookThreadResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_guilds_v1_guilds, 0);

@@ -12,7 +12,52 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file social/v1/social.proto.
  */
 export const file_social_v1_social: GenFile = /*@__PURE__*/
-  fileDesc("ChZzb2NpYWwvdjEvc29jaWFsLnByb3RvEglzb2NpYWwudjEiQAoWR2V0UmVsYXRpb25zaGlwUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhUKDW90aGVyX3VzZXJfaWQYAiABKAkiXQoXR2V0UmVsYXRpb25zaGlwUmVzcG9uc2USDAoEdHlwZRgBIAEoBRISCgpvdGhlcl90eXBlGAIgASgFEg8KB2ZyaWVuZHMYAyABKAgSDwoHYmxvY2tlZBgEIAEoCCJFChRMaXN0RnJpZW5kSWRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFIikKFUxpc3RGcmllbmRJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSJBChdHZXRNdXR1YWxGcmllbmRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhUKDW90aGVyX3VzZXJfaWQYAiABKAkiLAoYR2V0TXV0dWFsRnJpZW5kc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIisKGExpc3RSZWxhdGlvbnNoaXBzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJImUKGUxpc3RSZWxhdGlvbnNoaXBzUmVzcG9uc2USLgoNcmVsYXRpb25zaGlwcxgCIAMoCzIXLnNvY2lhbC52MS5SZWxhdGlvbnNoaXBKBAgBEAJSEnJlbGF0aW9uc2hpcHNfanNvbiJQCiVSZWNvcmRBcHBsaWNhdGlvbkF1dGhvcml6YXRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFgoOYXBwbGljYXRpb25faWQYAiABKAkiKAomUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uUmVzcG9uc2UiQQocSXNzdWVDb250YWN0U3luY1Rva2VuUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCHVzZXJfaWRzGAIgAygJIi4KHUlzc3VlQ29udGFjdFN5bmNUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJIkAKEFN1Z2dlc3Rpb25SZWFzb24SDAoEdHlwZRgBIAEoBRIQCghwbGF0Zm9ybRgCIAEoCRIMCgRuYW1lGAMgASgJIpwBChpBZGRGcmllbmRTdWdnZXN0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhkKEXN1Z2dlc3RlZF91c2VyX2lkGAIgASgJEiwKB3JlYXNvbnMYAyADKAsyGy5zb2NpYWwudjEuU3VnZ2VzdGlvblJlYXNvbhIkChxmcm9tX3N1Z2dlc3RlZF91c2VyX2NvbnRhY3RzGAQgASgIIh0KG0FkZEZyaWVuZFN1Z2dlc3Rpb25SZXNwb25zZSLnAQoMUmVsYXRpb25zaGlwEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSIgoEdXNlchgDIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXISFQoIbmlja25hbWUYBCABKAlIAIgBARIXCg9pc19zcGFtX3JlcXVlc3QYBSABKAgSGAoQc3RyYW5nZXJfcmVxdWVzdBgGIAEoCBIUCgx1c2VyX2lnbm9yZWQYByABKAgSHQoVb3JpZ2luX2FwcGxpY2F0aW9uX2lkGAggASgJEg0KBXNpbmNlGAkgASgJQgsKCV9uaWNrbmFtZTLUBQoNU29jaWFsU2VydmljZRJYCg9HZXRSZWxhdGlvbnNoaXASIS5zb2NpYWwudjEuR2V0UmVsYXRpb25zaGlwUmVxdWVzdBoiLnNvY2lhbC52MS5HZXRSZWxhdGlvbnNoaXBSZXNwb25zZRJSCg1MaXN0RnJpZW5kSWRzEh8uc29jaWFsLnYxLkxpc3RGcmllbmRJZHNSZXF1ZXN0GiAuc29jaWFsLnYxLkxpc3RGcmllbmRJZHNSZXNwb25zZRJbChBHZXRNdXR1YWxGcmllbmRzEiIuc29jaWFsLnYxLkdldE11dHVhbEZyaWVuZHNSZXF1ZXN0GiMuc29jaWFsLnYxLkdldE11dHVhbEZyaWVuZHNSZXNwb25zZRJeChFMaXN0UmVsYXRpb25zaGlwcxIjLnNvY2lhbC52MS5MaXN0UmVsYXRpb25zaGlwc1JlcXVlc3QaJC5zb2NpYWwudjEuTGlzdFJlbGF0aW9uc2hpcHNSZXNwb25zZRKFAQoeUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uEjAuc29jaWFsLnYxLlJlY29yZEFwcGxpY2F0aW9uQXV0aG9yaXphdGlvblJlcXVlc3QaMS5zb2NpYWwudjEuUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uUmVzcG9uc2USagoVSXNzdWVDb250YWN0U3luY1Rva2VuEicuc29jaWFsLnYxLklzc3VlQ29udGFjdFN5bmNUb2tlblJlcXVlc3QaKC5zb2NpYWwudjEuSXNzdWVDb250YWN0U3luY1Rva2VuUmVzcG9uc2USZAoTQWRkRnJpZW5kU3VnZ2VzdGlvbhIlLnNvY2lhbC52MS5BZGRGcmllbmRTdWdnZXN0aW9uUmVxdWVzdBomLnNvY2lhbC52MS5BZGRGcmllbmRTdWdnZXN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
+  fileDesc("ChZzb2NpYWwvdjEvc29jaWFsLnByb3RvEglzb2NpYWwudjEiQAoZQWNjZXB0RnJpZW5kSW52aXRlUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhIKCmludml0ZXJfaWQYAiABKAkiNQoaQWNjZXB0RnJpZW5kSW52aXRlUmVzcG9uc2USFwoPYWxyZWFkeV9mcmllbmRzGAEgASgIIkAKFkdldFJlbGF0aW9uc2hpcFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIl0KF0dldFJlbGF0aW9uc2hpcFJlc3BvbnNlEgwKBHR5cGUYASABKAUSEgoKb3RoZXJfdHlwZRgCIAEoBRIPCgdmcmllbmRzGAMgASgIEg8KB2Jsb2NrZWQYBCABKAgiRQoUTGlzdEZyaWVuZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVhZnRlchgCIAEoCRINCgVsaW1pdBgDIAEoBSIpChVMaXN0RnJpZW5kSWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiQQoXR2V0TXV0dWFsRnJpZW5kc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIiwKGEdldE11dHVhbEZyaWVuZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSIrChhMaXN0UmVsYXRpb25zaGlwc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJlChlMaXN0UmVsYXRpb25zaGlwc1Jlc3BvbnNlEi4KDXJlbGF0aW9uc2hpcHMYAiADKAsyFy5zb2NpYWwudjEuUmVsYXRpb25zaGlwSgQIARACUhJyZWxhdGlvbnNoaXBzX2pzb24iUAolUmVjb3JkQXBwbGljYXRpb25BdXRob3JpemF0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAIgASgJIigKJlJlY29yZEFwcGxpY2F0aW9uQXV0aG9yaXphdGlvblJlc3BvbnNlIkEKHElzc3VlQ29udGFjdFN5bmNUb2tlblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCgh1c2VyX2lkcxgCIAMoCSIuCh1Jc3N1ZUNvbnRhY3RTeW5jVG9rZW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCSJAChBTdWdnZXN0aW9uUmVhc29uEgwKBHR5cGUYASABKAUSEAoIcGxhdGZvcm0YAiABKAkSDAoEbmFtZRgDIAEoCSKcAQoaQWRkRnJpZW5kU3VnZ2VzdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIZChFzdWdnZXN0ZWRfdXNlcl9pZBgCIAEoCRIsCgdyZWFzb25zGAMgAygLMhsuc29jaWFsLnYxLlN1Z2dlc3Rpb25SZWFzb24SJAocZnJvbV9zdWdnZXN0ZWRfdXNlcl9jb250YWN0cxgEIAEoCCIdChtBZGRGcmllbmRTdWdnZXN0aW9uUmVzcG9uc2Ui5wEKDFJlbGF0aW9uc2hpcBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEiIKBHVzZXIYAyABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyEhUKCG5pY2tuYW1lGAQgASgJSACIAQESFwoPaXNfc3BhbV9yZXF1ZXN0GAUgASgIEhgKEHN0cmFuZ2VyX3JlcXVlc3QYBiABKAgSFAoMdXNlcl9pZ25vcmVkGAcgASgIEh0KFW9yaWdpbl9hcHBsaWNhdGlvbl9pZBgIIAEoCRINCgVzaW5jZRgJIAEoCUILCglfbmlja25hbWUytwYKDVNvY2lhbFNlcnZpY2USWAoPR2V0UmVsYXRpb25zaGlwEiEuc29jaWFsLnYxLkdldFJlbGF0aW9uc2hpcFJlcXVlc3QaIi5zb2NpYWwudjEuR2V0UmVsYXRpb25zaGlwUmVzcG9uc2USUgoNTGlzdEZyaWVuZElkcxIfLnNvY2lhbC52MS5MaXN0RnJpZW5kSWRzUmVxdWVzdBogLnNvY2lhbC52MS5MaXN0RnJpZW5kSWRzUmVzcG9uc2USWwoQR2V0TXV0dWFsRnJpZW5kcxIiLnNvY2lhbC52MS5HZXRNdXR1YWxGcmllbmRzUmVxdWVzdBojLnNvY2lhbC52MS5HZXRNdXR1YWxGcmllbmRzUmVzcG9uc2USXgoRTGlzdFJlbGF0aW9uc2hpcHMSIy5zb2NpYWwudjEuTGlzdFJlbGF0aW9uc2hpcHNSZXF1ZXN0GiQuc29jaWFsLnYxLkxpc3RSZWxhdGlvbnNoaXBzUmVzcG9uc2UShQEKHlJlY29yZEFwcGxpY2F0aW9uQXV0aG9yaXphdGlvbhIwLnNvY2lhbC52MS5SZWNvcmRBcHBsaWNhdGlvbkF1dGhvcml6YXRpb25SZXF1ZXN0GjEuc29jaWFsLnYxLlJlY29yZEFwcGxpY2F0aW9uQXV0aG9yaXphdGlvblJlc3BvbnNlEmoKFUlzc3VlQ29udGFjdFN5bmNUb2tlbhInLnNvY2lhbC52MS5Jc3N1ZUNvbnRhY3RTeW5jVG9rZW5SZXF1ZXN0Giguc29jaWFsLnYxLklzc3VlQ29udGFjdFN5bmNUb2tlblJlc3BvbnNlEmQKE0FkZEZyaWVuZFN1Z2dlc3Rpb24SJS5zb2NpYWwudjEuQWRkRnJpZW5kU3VnZ2VzdGlvblJlcXVlc3QaJi5zb2NpYWwudjEuQWRkRnJpZW5kU3VnZ2VzdGlvblJlc3BvbnNlEmEKEkFjY2VwdEZyaWVuZEludml0ZRIkLnNvY2lhbC52MS5BY2NlcHRGcmllbmRJbnZpdGVSZXF1ZXN0GiUuc29jaWFsLnYxLkFjY2VwdEZyaWVuZEludml0ZVJlc3BvbnNlYgZwcm90bzM", [file_auth_v1_auth]);
+
+/**
+ * @generated from message social.v1.AcceptFriendInviteRequest
+ */
+export type AcceptFriendInviteRequest = Message<"social.v1.AcceptFriendInviteRequest"> & {
+  /**
+   * Who accepted the invite.
+   *
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Who made it.
+   *
+   * @generated from field: string inviter_id = 2;
+   */
+  inviterId: string;
+};
+
+/**
+ * Describes the message social.v1.AcceptFriendInviteRequest.
+ * Use `create(AcceptFriendInviteRequestSchema)` to create a new message.
+ */
+export const AcceptFriendInviteRequestSchema: GenMessage<AcceptFriendInviteRequest> = /*@__PURE__*/
+  messageDesc(file_social_v1_social, 0);
+
+/**
+ * @generated from message social.v1.AcceptFriendInviteResponse
+ */
+export type AcceptFriendInviteResponse = Message<"social.v1.AcceptFriendInviteResponse"> & {
+  /**
+   * They were friends already: nothing changed.
+   *
+   * @generated from field: bool already_friends = 1;
+   */
+  alreadyFriends: boolean;
+};
+
+/**
+ * Describes the message social.v1.AcceptFriendInviteResponse.
+ * Use `create(AcceptFriendInviteResponseSchema)` to create a new message.
+ */
+export const AcceptFriendInviteResponseSchema: GenMessage<AcceptFriendInviteResponse> = /*@__PURE__*/
+  messageDesc(file_social_v1_social, 1);
 
 /**
  * @generated from message social.v1.GetRelationshipRequest
@@ -34,7 +79,7 @@ export type GetRelationshipRequest = Message<"social.v1.GetRelationshipRequest">
  * Use `create(GetRelationshipRequestSchema)` to create a new message.
  */
 export const GetRelationshipRequestSchema: GenMessage<GetRelationshipRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 0);
+  messageDesc(file_social_v1_social, 2);
 
 /**
  * @generated from message social.v1.GetRelationshipResponse
@@ -70,7 +115,7 @@ export type GetRelationshipResponse = Message<"social.v1.GetRelationshipResponse
  * Use `create(GetRelationshipResponseSchema)` to create a new message.
  */
 export const GetRelationshipResponseSchema: GenMessage<GetRelationshipResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 1);
+  messageDesc(file_social_v1_social, 3);
 
 /**
  * @generated from message social.v1.ListFriendIdsRequest
@@ -99,7 +144,7 @@ export type ListFriendIdsRequest = Message<"social.v1.ListFriendIdsRequest"> & {
  * Use `create(ListFriendIdsRequestSchema)` to create a new message.
  */
 export const ListFriendIdsRequestSchema: GenMessage<ListFriendIdsRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 2);
+  messageDesc(file_social_v1_social, 4);
 
 /**
  * @generated from message social.v1.ListFriendIdsResponse
@@ -116,7 +161,7 @@ export type ListFriendIdsResponse = Message<"social.v1.ListFriendIdsResponse"> &
  * Use `create(ListFriendIdsResponseSchema)` to create a new message.
  */
 export const ListFriendIdsResponseSchema: GenMessage<ListFriendIdsResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 3);
+  messageDesc(file_social_v1_social, 5);
 
 /**
  * @generated from message social.v1.GetMutualFriendsRequest
@@ -138,7 +183,7 @@ export type GetMutualFriendsRequest = Message<"social.v1.GetMutualFriendsRequest
  * Use `create(GetMutualFriendsRequestSchema)` to create a new message.
  */
 export const GetMutualFriendsRequestSchema: GenMessage<GetMutualFriendsRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 4);
+  messageDesc(file_social_v1_social, 6);
 
 /**
  * @generated from message social.v1.GetMutualFriendsResponse
@@ -155,7 +200,7 @@ export type GetMutualFriendsResponse = Message<"social.v1.GetMutualFriendsRespon
  * Use `create(GetMutualFriendsResponseSchema)` to create a new message.
  */
 export const GetMutualFriendsResponseSchema: GenMessage<GetMutualFriendsResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 5);
+  messageDesc(file_social_v1_social, 7);
 
 /**
  * @generated from message social.v1.ListRelationshipsRequest
@@ -172,7 +217,7 @@ export type ListRelationshipsRequest = Message<"social.v1.ListRelationshipsReque
  * Use `create(ListRelationshipsRequestSchema)` to create a new message.
  */
 export const ListRelationshipsRequestSchema: GenMessage<ListRelationshipsRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 6);
+  messageDesc(file_social_v1_social, 8);
 
 /**
  * @generated from message social.v1.ListRelationshipsResponse
@@ -189,7 +234,7 @@ export type ListRelationshipsResponse = Message<"social.v1.ListRelationshipsResp
  * Use `create(ListRelationshipsResponseSchema)` to create a new message.
  */
 export const ListRelationshipsResponseSchema: GenMessage<ListRelationshipsResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 7);
+  messageDesc(file_social_v1_social, 9);
 
 /**
  * @generated from message social.v1.RecordApplicationAuthorizationRequest
@@ -211,7 +256,7 @@ export type RecordApplicationAuthorizationRequest = Message<"social.v1.RecordApp
  * Use `create(RecordApplicationAuthorizationRequestSchema)` to create a new message.
  */
 export const RecordApplicationAuthorizationRequestSchema: GenMessage<RecordApplicationAuthorizationRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 8);
+  messageDesc(file_social_v1_social, 10);
 
 /**
  * @generated from message social.v1.RecordApplicationAuthorizationResponse
@@ -224,7 +269,7 @@ export type RecordApplicationAuthorizationResponse = Message<"social.v1.RecordAp
  * Use `create(RecordApplicationAuthorizationResponseSchema)` to create a new message.
  */
 export const RecordApplicationAuthorizationResponseSchema: GenMessage<RecordApplicationAuthorizationResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 9);
+  messageDesc(file_social_v1_social, 11);
 
 /**
  * @generated from message social.v1.IssueContactSyncTokenRequest
@@ -246,7 +291,7 @@ export type IssueContactSyncTokenRequest = Message<"social.v1.IssueContactSyncTo
  * Use `create(IssueContactSyncTokenRequestSchema)` to create a new message.
  */
 export const IssueContactSyncTokenRequestSchema: GenMessage<IssueContactSyncTokenRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 10);
+  messageDesc(file_social_v1_social, 12);
 
 /**
  * @generated from message social.v1.IssueContactSyncTokenResponse
@@ -263,7 +308,7 @@ export type IssueContactSyncTokenResponse = Message<"social.v1.IssueContactSyncT
  * Use `create(IssueContactSyncTokenResponseSchema)` to create a new message.
  */
 export const IssueContactSyncTokenResponseSchema: GenMessage<IssueContactSyncTokenResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 11);
+  messageDesc(file_social_v1_social, 13);
 
 /**
  * @generated from message social.v1.SuggestionReason
@@ -290,7 +335,7 @@ export type SuggestionReason = Message<"social.v1.SuggestionReason"> & {
  * Use `create(SuggestionReasonSchema)` to create a new message.
  */
 export const SuggestionReasonSchema: GenMessage<SuggestionReason> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 12);
+  messageDesc(file_social_v1_social, 14);
 
 /**
  * @generated from message social.v1.AddFriendSuggestionRequest
@@ -322,7 +367,7 @@ export type AddFriendSuggestionRequest = Message<"social.v1.AddFriendSuggestionR
  * Use `create(AddFriendSuggestionRequestSchema)` to create a new message.
  */
 export const AddFriendSuggestionRequestSchema: GenMessage<AddFriendSuggestionRequest> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 13);
+  messageDesc(file_social_v1_social, 15);
 
 /**
  * @generated from message social.v1.AddFriendSuggestionResponse
@@ -335,7 +380,7 @@ export type AddFriendSuggestionResponse = Message<"social.v1.AddFriendSuggestion
  * Use `create(AddFriendSuggestionResponseSchema)` to create a new message.
  */
 export const AddFriendSuggestionResponseSchema: GenMessage<AddFriendSuggestionResponse> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 14);
+  messageDesc(file_social_v1_social, 16);
 
 /**
  * The platform's relationship object: what its owner sees of another user. Timestamps are ISO 8601.
@@ -400,7 +445,7 @@ export type Relationship = Message<"social.v1.Relationship"> & {
  * Use `create(RelationshipSchema)` to create a new message.
  */
 export const RelationshipSchema: GenMessage<Relationship> = /*@__PURE__*/
-  messageDesc(file_social_v1_social, 15);
+  messageDesc(file_social_v1_social, 17);
 
 /**
  * The social graph's contract for other services.
@@ -478,6 +523,17 @@ export const SocialService: GenService<{
     methodKind: "unary";
     input: typeof AddFriendSuggestionRequestSchema;
     output: typeof AddFriendSuggestionResponseSchema;
+  },
+  /**
+   * A friend invite accepted (invites): the two become friends at once, RELATIONSHIP_ADD to both.
+   * Refused with the platform's error (80001 blocked either way, 80002 bots, 30002 too many friends).
+   *
+   * @generated from rpc social.v1.SocialService.AcceptFriendInvite
+   */
+  acceptFriendInvite: {
+    methodKind: "unary";
+    input: typeof AcceptFriendInviteRequestSchema;
+    output: typeof AcceptFriendInviteResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_social_v1_social, 0);

@@ -1,0 +1,346 @@
+import { createHash } from 'node:crypto';
+import type { DomainEvent } from '@kith/platform';
+import { billingError, errorFromBody } from './errors.js';
+import { gatewayFailure } from './gateway-errors.js';
+import type { PaymentSourcesService } from './payment-sources.service.js';
+import { addInterval, priceItems, resolveCurrency, type ItemRequest, type PricedInvoice } from './pricing.js';
+import {
+  PaymentGatewayUnavailable,
+  type CatalogueStore,
+  type ChargeResult,
+  type Clock,
+  type Ids,
+  type PaymentGateway,
+  type PurchaseOutcome,
+  type SubscriptionStore,
+} from './ports.js';
+import {
+  InvoiceStatus,
+  PAYMENT_GATEWAY_STRIPE,
+  PaymentStatus,
+  SubscriptionStatus,
+  type Invoice,
+  type Payment,
+  type Plan,
+  type Subscription,
+} from './types.js';
+import { paymentView } from './views.js';
+
+export interface ExpectedPrice {
+  currency: string;
+  amount: number;
+}
+
+export interface CreateSubscription {
+  items: ItemRequest[];
+  payment_source_id?: string | undefined;
+  payment_source_token?: string | null | undefined;
+  return_url?: string | null | undefined;
+  currency?: string | undefined;
+  trial_id?: string | null | undefined;
+  expected_invoice_price?: ExpectedPrice | null | undefined;
+  expected_renewal_price?: ExpectedPrice | null | undefined;
+  purchase_token: string;
+  gateway_checkout_context?: unknown;
+  code?: string | undefined;
+  metadata?: { guild_id?: string | undefined } | undefined;
+  load_id?: string | undefined;
+}
+
+export interface PurchaseOptions {
+  leaseMs: number;
+  /** How long a copy of a purchase waits for the one doing it before answering 100031. */
+  waitMs: number;
+  pollMs: number;
+}
+
+/**
+ * Create Subscription. A `load_id` names one purchase: the first request claims it and charges
+ * (the gateway idempotency key is the purchase's payment id, fixed at the claim); every concurrent
+ * or later copy with the same body waits for it and answers what it answered; another body under
+ * the same name is refused. A claim whose holder died is taken over after its lease, with the same
+ * idempotency key, so the gateway charges once however many times the purchase is attempted.
+ */
+export class PurchaseService {
+  /** Copies of a purchase in this process wait on the first instead of polling the database. */
+  private readonly inFlight = new Map<string, { hash: string; done: Promise<Subscription> }>();
+
+  constructor(
+    private readonly catalogue: CatalogueStore,
+    private readonly store: SubscriptionStore,
+    private readonly sources: PaymentSourcesService,
+    private readonly gateway: PaymentGateway,
+    private readonly ids: Ids,
+    private readonly clock: Clock,
+    private readonly options: PurchaseOptions,
+  ) {}
+
+  async create(userId: string, request: CreateSubscription): Promise<Subscription> {
+    const hash = requestHash(request);
+    const loadId = request.load_id ?? `anonymous:${this.ids.next()}`;
+    const key = `${userId}\n${loadId}`;
+    const running = this.inFlight.get(key);
+    if (running) {
+      if (running.hash !== hash) throw billingError('LOAD_ID_REUSED');
+      return running.done;
+    }
+    const done = this.purchase(userId, loadId, hash, request);
+    this.inFlight.set(key, { hash, done });
+    try {
+      return await done;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Subscription> {
+    const { plans, priced, currency } = await this.quote(request);
+    const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
+    if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
+    const source = priced.total > 0 ? await this.paymentSource(userId, request.payment_source_id) : null;
+
+    const deadline = Date.now() + this.options.waitMs;
+    for (;;) {
+      const claim = await this.store.claim(userId, loadId, hash, this.ids.next(), this.options.leaseMs);
+      if (claim.kind === 'mismatch') throw billingError('LOAD_ID_REUSED');
+      if (claim.kind === 'other_in_progress') throw billingError('PAYMENT_IN_PROGRESS');
+      if (claim.kind === 'done') return this.replay(userId, claim.outcome);
+      if (claim.kind === 'claimed') return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source);
+      if (Date.now() > deadline) throw billingError('PAYMENT_IN_PROGRESS');
+      await sleep(this.options.pollMs);
+    }
+  }
+
+  /** The catalogue's price for the request, checked against what the client expects to pay. */
+  async quote(request: Pick<CreateSubscription, 'items' | 'currency' | 'expected_invoice_price' | 'expected_renewal_price'>) {
+    if (request.items.length === 0) throw billingError('ITEMS_REQUIRED');
+    const plans = await this.catalogue.plans(request.items.map((i) => i.plan_id));
+    checkItems(plans, request.items);
+    const currency = resolveCurrency([...plans.values()], request.currency);
+    const priced = priceItems(plans, request.items, currency);
+    // A purchase with no trial renews at the price of its first period.
+    for (const expected of [request.expected_invoice_price, request.expected_renewal_price])
+      if (expected && (expected.currency !== currency || expected.amount !== priced.total))
+        throw billingError('PRICE_MISMATCH', { expected: expected, actual: { currency, amount: priced.total } });
+    return { plans, priced, currency };
+  }
+
+  private async paymentSource(userId: string, id: string | undefined) {
+    if (!id) throw billingError('PAYMENT_SOURCE_REQUIRED');
+    const source = await this.sources.get(userId, id).catch(() => {
+      throw billingError('INVALID_PAYMENT_SOURCE');
+    });
+    if (source.invalid) throw billingError('INVALID_PAYMENT_SOURCE');
+    return source;
+  }
+
+  private async replay(userId: string, outcome: PurchaseOutcome): Promise<Subscription> {
+    if ('subscription_id' in outcome) {
+      const subscription = await this.store.get(userId, outcome.subscription_id);
+      if (subscription) return subscription;
+      throw billingError('UNKNOWN_SUBSCRIPTION');
+    }
+    throw errorFromBody(outcome.status, outcome.body);
+  }
+
+  private async charge(
+    userId: string,
+    loadId: string,
+    paymentId: string,
+    request: CreateSubscription,
+    plans: Map<string, Plan>,
+    priced: PricedInvoice,
+    currency: string,
+    source: { id: string; gateway_source_id: string } | null,
+  ): Promise<Subscription> {
+    let result: ChargeResult;
+    try {
+      result = source
+        ? await this.gateway.charge({
+            customerId: await this.sources.customerOf(userId),
+            gatewaySourceId: source.gateway_source_id,
+            amount: priced.total,
+            currency,
+            description: [...plans.values()].map((p) => p.name).join(', '),
+            idempotencyKey: `kith_payment_${paymentId}`,
+            returnUrl: request.return_url ?? undefined,
+            offSession: false,
+            metadata: { user_id: userId, payment_id: paymentId },
+          })
+        : { status: 'succeeded', gatewayPaymentId: '' };
+    } catch (err) {
+      // Nothing is known about the charge: the next attempt (a retry, or whoever takes the claim
+      // over) asks again under the same idempotency key.
+      await this.store.release(userId, loadId);
+      throw gatewayFailure(err instanceof PaymentGatewayUnavailable ? err : err);
+    }
+    const now = this.clock.now();
+    const payment = this.payment(userId, paymentId, priced, source?.id ?? null, plans, request, result, now);
+    if (result.status === 'declined') {
+      const error = billingError('CARD_DECLINED', { payment_id: paymentId });
+      await this.store.failPurchase(userId, loadId, payment, { status: error.status, body: error.body }, [paymentUpdate(userId, payment)]);
+      throw error;
+    }
+    const paid = result.status === 'succeeded';
+    const subscription = this.subscriptionOf(userId, request, plans, currency, source?.id ?? null, paid, now);
+    const invoice = this.invoiceOf(subscription, priced, paid);
+    payment.subscription_id = subscription.id;
+    payment.invoice_id = invoice.id;
+    const outcome: PurchaseOutcome = paid
+      ? { subscription_id: subscription.id }
+      : { status: 400, body: billingError('CONFIRMATION_REQUIRED', { payment_id: paymentId }).body };
+    const slotCount = paid ? request.items.reduce((n, i) => n + plans.get(i.plan_id)!.premium_guild_slots * i.quantity, 0) : 0;
+    const slots = Array.from({ length: slotCount }, () => this.ids.next());
+    const created = await this.store.completePurchase(userId, loadId, { subscription, invoice, payment, slots }, outcome, () => [
+      { name: 'USER_SUBSCRIPTIONS_UPDATE', audience: { users: [userId] }, data: null },
+      paymentUpdate(userId, payment),
+      ...slots.map((id) => slotCreated(userId, id, subscription.id)),
+    ]);
+    if (!paid) throw errorFromBody(400, (outcome as { body: { code: number; message: string } }).body);
+    return created;
+  }
+
+  private subscriptionOf(
+    userId: string,
+    request: CreateSubscription,
+    plans: Map<string, Plan>,
+    currency: string,
+    sourceId: string | null,
+    paid: boolean,
+    now: Date,
+  ) {
+    const first = plans.get(request.items[0]!.plan_id)!;
+    const end = addInterval(now, first.interval, first.interval_count);
+    return {
+      id: this.ids.next(),
+      user_id: userId,
+      type: 1,
+      status: paid ? SubscriptionStatus.ACTIVE : SubscriptionStatus.UNPAID,
+      currency,
+      payment_gateway: PAYMENT_GATEWAY_STRIPE,
+      payment_source_id: sourceId,
+      items: request.items.map((i) => ({ id: this.ids.next(), plan_id: i.plan_id, quantity: i.quantity })),
+      current_period_start: now,
+      current_period_end: end,
+      streak_started_at: paid ? now : null,
+      canceled_at: null,
+      trial_id: null,
+      trial_ends_at: null,
+      country_code: null,
+      metadata: request.metadata?.guild_id ? { guild_id: request.metadata.guild_id } : {},
+      renewal_mutations: null,
+      pause_duration_days: null,
+      pause_ends_at: null,
+      // The scheduler renews it at the end of the period (or looks at an unconfirmed payment sooner).
+      next_action_at: paid ? end : new Date(now.getTime() + 60_000),
+    } satisfies Omit<Subscription, 'created_at' | 'failed_renewals'>;
+  }
+
+  private invoiceOf(
+    subscription: { id: string; current_period_start: Date; current_period_end: Date },
+    priced: PricedInvoice,
+    paid: boolean,
+  ): Invoice {
+    return {
+      id: this.ids.next(),
+      subscription_id: subscription.id,
+      status: paid ? InvoiceStatus.PAID : InvoiceStatus.OPEN,
+      currency: priced.currency,
+      subtotal: priced.subtotal,
+      tax: priced.tax,
+      total: priced.total,
+      tax_inclusive: priced.tax_inclusive,
+      items: priced.lines.map((l) => ({ ...l, id: this.ids.next() })),
+      period_start: subscription.current_period_start,
+      period_end: subscription.current_period_end,
+      reason: 'create',
+      exponent: priced.exponent,
+    };
+  }
+
+  private payment(
+    userId: string,
+    paymentId: string,
+    priced: PricedInvoice,
+    sourceId: string | null,
+    plans: Map<string, Plan>,
+    request: CreateSubscription,
+    result: ChargeResult,
+    now: Date,
+  ): Payment {
+    const first = plans.get(request.items[0]!.plan_id)!;
+    return {
+      id: paymentId,
+      user_id: userId,
+      subscription_id: null,
+      invoice_id: null,
+      payment_source_id: sourceId,
+      amount: priced.total,
+      tax: priced.tax,
+      tax_inclusive: priced.tax_inclusive,
+      currency: priced.currency,
+      status:
+        result.status === 'succeeded'
+          ? PaymentStatus.COMPLETED
+          : result.status === 'declined'
+            ? PaymentStatus.FAILED
+            : PaymentStatus.PENDING,
+      description: [...plans.values()].map((p) => p.name).join(', '),
+      sku_id: first.sku_id,
+      plan_id: first.id,
+      gateway_payment_id: result.gatewayPaymentId || null,
+      idempotency_key: `kith_payment_${paymentId}`,
+      error_code: result.status === 'declined' ? 100054 : null,
+      amount_refunded: 0,
+      created_at: now,
+    };
+  }
+}
+
+/** Items of one subscription: known plans, each once, all billed over the same period. */
+export function checkItems(plans: Map<string, Plan>, items: ItemRequest[]): void {
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (!plans.has(item.plan_id)) throw billingError('INVALID_PLAN');
+    if (seen.has(item.plan_id)) throw billingError('INVALID_SUBSCRIPTION_ITEM');
+    seen.add(item.plan_id);
+  }
+  const first = plans.get(items[0]!.plan_id)!;
+  for (const item of items) {
+    const plan = plans.get(item.plan_id)!;
+    if (plan.interval !== first.interval || plan.interval_count !== first.interval_count) throw billingError('INVALID_SUBSCRIPTION_ITEM');
+    // A premium tier is one per subscription.
+    if (plan.premium_type > 0 && item.quantity !== 1) throw billingError('INVALID_SUBSCRIPTION_ITEM');
+  }
+  if ([...plans.values()].filter((p) => p.premium_type > 0).length > 1) throw billingError('INVALID_SUBSCRIPTION_ITEM');
+}
+
+function slotCreated(userId: string, id: string, subscriptionId: string): DomainEvent {
+  return {
+    name: 'USER_PREMIUM_GUILD_SUBSCRIPTION_SLOT_CREATE',
+    audience: { users: [userId] },
+    data: { id, subscription_id: subscriptionId, canceled: false, cooldown_ends_at: null, premium_guild_subscription: null },
+  };
+}
+
+export function paymentUpdate(userId: string, payment: Payment): DomainEvent {
+  return { name: 'PAYMENT_UPDATE', audience: { users: [userId] }, data: paymentView(payment) };
+}
+
+/** A purchase's body as the idempotency check compares it: keys sorted, so order never matters. */
+export function requestHash(request: CreateSubscription): string {
+  return createHash('sha256').update(canonical(request)).digest('hex');
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,18 @@
+import { billingError } from './errors.js';
+import type { SubscriptionQuery, SubscriptionStore } from './ports.js';
+import type { Invoice, Subscription } from './types.js';
+
+/** Reading the user's own subscriptions: another user's is unknown to them. */
+export class SubscriptionsService {
+  constructor(private readonly store: SubscriptionStore) {}
+
+  list(userId: string, query: SubscriptionQuery): Promise<Subscription[]> {
+    return this.store.list(userId, query);
+  }
+
+  async get(userId: string, id: string): Promise<{ subscription: Subscription; latestInvoice: Invoice | undefined }> {
+    const subscription = await this.store.get(userId, id);
+    if (!subscription) throw billingError('UNKNOWN_SUBSCRIPTION');
+    return { subscription, latestInvoice: await this.store.latestInvoice(id) };
+  }
+}

@@ -1,0 +1,270 @@
+import { sql, type DomainEvent, type Kysely, type Outbox } from '@kith/platform';
+import type { Transaction } from 'kysely';
+import type { Claim, NewSubscription, PurchaseOutcome, SubscriptionQuery, SubscriptionStore } from '../domain/ports.js';
+import { SubscriptionStatus, type Invoice, type InvoiceLine, type Payment, type Subscription } from '../domain/types.js';
+import type { BillingDatabase } from './schema.js';
+
+export type SubscriptionRow = Omit<Subscription, 'items'> & { items: Subscription['items'] | null };
+
+/** Every column of a subscription with its items, as one row. */
+export const SUBSCRIPTION_COLUMNS = sql`s.id, s.user_id, s.type, s.status, s.currency, s.payment_gateway, s.payment_source_id,
+  s.current_period_start, s.current_period_end, s.streak_started_at, s.canceled_at, s.trial_id, s.trial_ends_at,
+  s.country_code, s.metadata, s.renewal_mutations, s.pause_duration_days, s.pause_ends_at, s.failed_renewals,
+  s.next_action_at, s.created_at,
+  (SELECT json_agg(json_build_object('id', i.id::text, 'plan_id', i.plan_id::text, 'quantity', i.quantity) ORDER BY i.id)
+     FROM subscription_items i WHERE i.subscription_id = s.id) AS items`;
+
+export const toSubscription = (r: SubscriptionRow): Subscription => ({
+  ...r,
+  status: r.status,
+  items: r.items ?? [],
+  metadata: r.metadata ?? {},
+  payment_source_id: r.payment_source_id === null ? null : String(r.payment_source_id),
+  trial_id: r.trial_id === null ? null : String(r.trial_id),
+});
+
+export const toInvoice = (r: {
+  id: string;
+  subscription_id: string;
+  status: number;
+  currency: string;
+  subtotal: number;
+  tax: number;
+  total: number;
+  tax_inclusive: boolean;
+  items: unknown;
+  period_start: Date;
+  period_end: Date;
+  reason: string;
+}): Invoice => ({
+  id: r.id,
+  subscription_id: r.subscription_id,
+  status: r.status as Invoice['status'],
+  currency: r.currency,
+  subtotal: r.subtotal,
+  tax: r.tax,
+  total: r.total,
+  tax_inclusive: r.tax_inclusive,
+  items: r.items as InvoiceLine[],
+  period_start: r.period_start,
+  period_end: r.period_end,
+  reason: r.reason as Invoice['reason'],
+  exponent: 2,
+});
+
+export const toPayment = (r: Payment): Payment => ({ ...r });
+
+export class PgSubscriptionStore implements SubscriptionStore {
+  constructor(
+    protected readonly db: Kysely<BillingDatabase>,
+    protected readonly outbox: Outbox,
+  ) {}
+
+  async list(userId: string, query: SubscriptionQuery): Promise<Subscription[]> {
+    const { rows } = await sql<SubscriptionRow>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s
+      WHERE s.user_id = ${userId}
+        ${query.includeInactive ? sql`` : sql`AND s.status <> ${SubscriptionStatus.ENDED}`}
+        ${query.excludeUnpaid ? sql`AND s.status <> ${SubscriptionStatus.UNPAID}` : sql``}
+        ${query.type !== undefined ? sql`AND s.type = ${query.type}` : sql``}
+      ORDER BY s.id
+      ${query.limit !== undefined ? sql`LIMIT ${query.limit}` : sql``}`.execute(this.db);
+    return rows.map(toSubscription);
+  }
+
+  async get(userId: string, id: string): Promise<Subscription | undefined> {
+    const { rows } = await sql<SubscriptionRow>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s
+      WHERE s.id = ${id} AND s.user_id = ${userId}`.execute(this.db);
+    return rows[0] && toSubscription(rows[0]);
+  }
+
+  async hasLivePremium(userId: string, premiumSkuIds: string[]): Promise<boolean> {
+    if (premiumSkuIds.length === 0) return false;
+    const { rows } = await sql`SELECT 1 FROM subscriptions s JOIN subscription_items i ON i.subscription_id = s.id
+      JOIN plans p ON p.id = i.plan_id JOIN skus k ON k.id = p.sku_id
+      WHERE s.user_id = ${userId} AND s.status <> ${SubscriptionStatus.ENDED} AND k.premium_type > 0 LIMIT 1`.execute(this.db);
+    return rows.length > 0;
+  }
+
+  async latestInvoice(subscriptionId: string): Promise<Invoice | undefined> {
+    const row = await this.db
+      .selectFrom('invoices')
+      .selectAll()
+      .where('subscription_id', '=', subscriptionId)
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    return row && toInvoice(row);
+  }
+
+  async invoices(subscriptionId: string): Promise<Invoice[]> {
+    const rows = await this.db
+      .selectFrom('invoices')
+      .selectAll()
+      .where('subscription_id', '=', subscriptionId)
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toInvoice);
+  }
+
+  async payment(id: string): Promise<Payment | undefined> {
+    const row = await this.db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toPayment(row as Payment);
+  }
+
+  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number): Promise<Claim> {
+    return this.inUserTx(userId, async (trx) => {
+      const existing = await trx
+        .selectFrom('purchases')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('load_id', '=', loadId)
+        .executeTakeFirst();
+      if (!existing) {
+        const other =
+          await sql`SELECT 1 FROM purchases WHERE user_id = ${userId} AND state = 'pending' AND lease_until > now() LIMIT 1`.execute(trx);
+        if (other.rows.length > 0) return { kind: 'other_in_progress' };
+        await trx
+          .insertInto('purchases')
+          .values({
+            user_id: userId,
+            load_id: loadId,
+            request_hash: requestHash,
+            state: 'pending',
+            payment_id: paymentId,
+            lease_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval` as unknown as Date,
+          })
+          .execute();
+        return { kind: 'claimed', paymentId };
+      }
+      if (existing.request_hash !== requestHash) return { kind: 'mismatch' };
+      if (existing.state !== 'pending') return { kind: 'done', outcome: existing.outcome as unknown as PurchaseOutcome };
+      const { rows } = await sql`UPDATE purchases SET lease_until = now() + ${`${leaseMs} milliseconds`}::interval
+        WHERE user_id = ${userId} AND load_id = ${loadId} AND lease_until <= now() RETURNING 1`.execute(trx);
+      return rows.length > 0 ? { kind: 'claimed', paymentId: existing.payment_id } : { kind: 'busy' };
+    });
+  }
+
+  async release(userId: string, loadId: string): Promise<void> {
+    await sql`UPDATE purchases SET lease_until = now() WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending'`.execute(
+      this.db,
+    );
+  }
+
+  completePurchase(
+    userId: string,
+    loadId: string,
+    created: NewSubscription,
+    outcome: PurchaseOutcome,
+    events: (s: Subscription) => DomainEvent[],
+  ): Promise<Subscription> {
+    return this.inUserTx(userId, async (trx) => {
+      const finished = await this.finish(trx, userId, loadId, 'done', outcome, created.subscription.id);
+      if (!finished) return this.alreadyFinished(trx, userId, loadId);
+      const subscription = await this.insertSubscription(trx, created);
+      await this.insertInvoice(trx, userId, created.invoice);
+      await this.insertPayment(trx, created.payment);
+      await this.insertSlots(trx, userId, created.subscription.id, created.slots);
+      await this.outbox.enqueue(trx, events(subscription));
+      return subscription;
+    });
+  }
+
+  failPurchase(userId: string, loadId: string, payment: Payment, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void> {
+    return this.inUserTx(userId, async (trx) => {
+      if (!(await this.finish(trx, userId, loadId, 'failed', outcome, null))) return;
+      await this.insertPayment(trx, payment);
+      await this.outbox.enqueue(trx, events);
+    });
+  }
+
+  /** Marks the purchase finished if it still is pending; false when another attempt finished it first. */
+  private async finish(
+    trx: Transaction<BillingDatabase>,
+    userId: string,
+    loadId: string,
+    state: 'done' | 'failed',
+    outcome: PurchaseOutcome,
+    subscriptionId: string | null,
+  ): Promise<boolean> {
+    const { rows } = await sql`UPDATE purchases SET state = ${state}, outcome = ${JSON.stringify(outcome)}::jsonb,
+      subscription_id = ${subscriptionId}
+      WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending' RETURNING 1`.execute(trx);
+    return rows.length > 0;
+  }
+
+  private async alreadyFinished(trx: Transaction<BillingDatabase>, userId: string, loadId: string): Promise<Subscription> {
+    const row = await trx
+      .selectFrom('purchases')
+      .select('subscription_id')
+      .where('user_id', '=', userId)
+      .where('load_id', '=', loadId)
+      .executeTakeFirst();
+    const { rows } =
+      await sql<SubscriptionRow>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = ${row?.subscription_id ?? null}`.execute(
+        trx,
+      );
+    if (!rows[0]) throw new Error('purchase finished without a subscription');
+    return toSubscription(rows[0]);
+  }
+
+  protected async insertSubscription(trx: Transaction<BillingDatabase>, created: NewSubscription): Promise<Subscription> {
+    const { items, ...s } = created.subscription;
+    const row = await trx
+      .insertInto('subscriptions')
+      .values({
+        ...s,
+        metadata: JSON.stringify(s.metadata),
+        renewal_mutations: s.renewal_mutations ? JSON.stringify(s.renewal_mutations) : null,
+        created_at: s.current_period_start,
+        updated_at: s.current_period_start,
+      })
+      .returning(['created_at', 'failed_renewals'])
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('subscription_items')
+      .values(items.map((i) => ({ id: i.id, subscription_id: s.id, plan_id: i.plan_id, quantity: i.quantity })))
+      .execute();
+    return { ...s, items, created_at: row.created_at, failed_renewals: row.failed_renewals };
+  }
+
+  protected async insertInvoice(trx: Transaction<BillingDatabase>, userId: string, invoice: Invoice): Promise<void> {
+    await trx
+      .insertInto('invoices')
+      .values({
+        id: invoice.id,
+        subscription_id: invoice.subscription_id!,
+        user_id: userId,
+        status: invoice.status,
+        currency: invoice.currency,
+        subtotal: invoice.subtotal,
+        tax: invoice.tax,
+        total: invoice.total,
+        tax_inclusive: invoice.tax_inclusive,
+        items: JSON.stringify(invoice.items),
+        period_start: invoice.period_start,
+        period_end: invoice.period_end,
+        reason: invoice.reason,
+        created_at: new Date(),
+      })
+      .execute();
+  }
+
+  protected async insertPayment(trx: Transaction<BillingDatabase>, payment: Payment): Promise<void> {
+    await trx.insertInto('payments').values(payment).execute();
+  }
+
+  protected async insertSlots(trx: Transaction<BillingDatabase>, userId: string, subscriptionId: string, slotIds: string[]): Promise<void> {
+    if (slotIds.length === 0) return;
+    await trx
+      .insertInto('premium_guild_slots')
+      .values(slotIds.map((id) => ({ id, user_id: userId, subscription_id: subscriptionId })))
+      .execute();
+  }
+
+  /** One user's purchases and subscription changes are made one at a time. */
+  protected inUserTx<T>(userId: string, fn: (trx: Transaction<BillingDatabase>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(2, hashtext(${userId}))`.execute(trx);
+      return fn(trx);
+    });
+  }
+}

@@ -1,0 +1,146 @@
+import { ApiError, type ErrorName } from '@kith/platform';
+import { guildIntegrationsUpdate, integrationChanged } from '../integrations/integration.events.js';
+import { integrationView } from '../integrations/integration.view.js';
+import type { IntegrationsService } from '../integrations/integrations.service.js';
+import { GROUP_DM, GUILD_SCOPES, KNOWN_SCOPES, MANAGE_GUILD, type ApplicationRecord } from '../integrations/model.js';
+import type { ApplicationsStorePort, GuildsPort, IdSource, IntegrationsStorePort, SocialPort } from '../integrations/ports.js';
+
+/** Where an install into a guild or for a user is installed (the platform's integration types). */
+export const GUILD_INSTALL = 0;
+export const USER_INSTALL = 1;
+
+export interface AuthorizeRequest {
+  clientId: string;
+  scopes: string[];
+  integrationType: number;
+  authorize: boolean;
+  guildId?: string | undefined;
+  channelId?: string | undefined;
+}
+
+const JOIN_ERRORS: Record<number, ErrorName> = { 10004: 'UNKNOWN_GUILD', 40007: 'BANNED_FROM_GUILD', 30001: 'MAX_GUILDS' };
+
+/**
+ * The platform's OAuth2 authorization by a signed-in user (POST /oauth2/authorize): into a guild
+ * (the `bot` and `applications.commands` scopes: an app integration, its bot a member), into a
+ * group DM, or for the user themself (recorded here and with social, for game relationships).
+ */
+export class AuthorizeService {
+  constructor(
+    private readonly applications: ApplicationsStorePort,
+    private readonly integrations: IntegrationsStorePort,
+    private readonly guildIntegrations: IntegrationsService,
+    private readonly guilds: GuildsPort,
+    private readonly social: SocialPort,
+    private readonly ids: IdSource,
+    private readonly authorizedUrl: string,
+  ) {}
+
+  async authorize(userId: string, request: AuthorizeRequest): Promise<{ location: string }> {
+    const app = await this.application(request.clientId, request.scopes);
+    if (!request.authorize) return { location: `${this.authorizedUrl}?error=access_denied` };
+    const scopes = [...new Set(request.scopes)].sort();
+    const installsInGuild =
+      scopes.includes('bot') ||
+      (request.guildId !== undefined && request.integrationType === GUILD_INSTALL && scopes.some((s) => GUILD_SCOPES.has(s)));
+    if (installsInGuild)
+      await this.installInGuild(
+        userId,
+        app,
+        request.guildId,
+        scopes.filter((s) => GUILD_SCOPES.has(s)),
+      );
+    else if (request.channelId !== undefined)
+      await this.installInGroupDm(
+        userId,
+        app,
+        request.channelId,
+        scopes.filter((s) => GUILD_SCOPES.has(s)),
+      );
+    const forUser = request.integrationType === USER_INSTALL || scopes.some((s) => !GUILD_SCOPES.has(s));
+    if (forUser) {
+      await this.applications.recordAuthorization(this.ids.next(), userId, app.id, scopes);
+      await this.social.recordAuthorization(userId, app.id);
+    }
+    return { location: this.authorizedUrl };
+  }
+
+  private async application(clientId: string, scopes: string[]): Promise<ApplicationRecord> {
+    const unknown = scopes.find((s) => !KNOWN_SCOPES.has(s));
+    if (scopes.length === 0 || unknown !== undefined)
+      throw ApiError.form({
+        scope: { code: 'SCOPE_INVALID', message: unknown ? `Invalid scope: ${unknown.slice(0, 64)}` : 'This field is required' },
+      });
+    const app = await this.applications.get(clientId);
+    if (!app) throw ApiError.of('UNKNOWN_APPLICATION');
+    return app;
+  }
+
+  private async installInGuild(userId: string, app: ApplicationRecord, guildId: string | undefined, scopes: string[]): Promise<void> {
+    if (guildId === undefined) throw ApiError.form({ guild_id: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
+    const check = await this.guilds.permissions(userId, guildId, MANAGE_GUILD);
+    if (!check.member) throw ApiError.of('UNKNOWN_GUILD');
+    if (!check.allowed) throw ApiError.of('MISSING_PERMISSIONS');
+    if (scopes.includes('bot')) {
+      // A private bot is added by its owner only.
+      if (!app.bot_public && app.owner_id !== userId) throw ApiError.of('MISSING_ACCESS');
+      if (!app.bot_user_id) throw ApiError.form({ scope: { code: 'SCOPE_INVALID', message: 'This application has no bot.' } });
+      const error = await this.guilds.addMember(guildId, app.bot_user_id);
+      if (error !== 0)
+        throw JOIN_ERRORS[error]
+          ? ApiError.of(JOIN_ERRORS[error])
+          : new ApiError(400, { code: error, message: 'Cannot add the bot to this guild' });
+    }
+    await this.integrations.transaction(async (tx) => {
+      const { integration, created } = await tx.upsertApp(
+        this.appIntegration(userId, app, { guild_id: guildId, channel_id: null }, scopes),
+      );
+      const ctx = await this.guildIntegrations.context([integration], false, false);
+      const view = integrationView(integration, ctx);
+      await tx.emit([
+        guildIntegrationsUpdate(guildId),
+        integrationChanged(created ? 'INTEGRATION_CREATE' : 'INTEGRATION_UPDATE', guildId, view),
+      ]);
+    });
+  }
+
+  /** An application installed into a group DM the user is in (no bot joins: group DMs have no bots). */
+  private async installInGroupDm(userId: string, app: ApplicationRecord, channelId: string, scopes: string[]): Promise<void> {
+    const channel = await this.guilds.channel(channelId);
+    if (!channel || !channel.recipientIds.includes(userId)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (channel.type !== GROUP_DM) throw ApiError.of('MISSING_ACCESS');
+    await this.integrations.transaction(async (tx) => {
+      await tx.upsertApp(
+        this.appIntegration(userId, app, { guild_id: null, channel_id: channelId }, scopes.length ? scopes : ['applications.commands']),
+      );
+      await tx.emit([]);
+    });
+  }
+
+  private appIntegration(
+    userId: string,
+    app: ApplicationRecord,
+    where: { guild_id: string | null; channel_id: string | null },
+    scopes: string[],
+  ) {
+    return {
+      id: this.ids.next(),
+      ...where,
+      type: 'discord' as const,
+      name: app.name,
+      account_id: app.id,
+      account_name: app.name,
+      application_id: app.id,
+      scopes,
+      user_id: userId,
+      syncing: null,
+      role_id: null,
+      enable_emoticons: null,
+      expire_behavior: null,
+      expire_grace_period: null,
+      synced_at: null,
+      subscriber_count: null,
+      revoked: null,
+    };
+  }
+}

@@ -1,0 +1,114 @@
+import type { ContractUser, DomainEvent } from '@kith/platform';
+import type { ApplicationRecord, CommandRecord, IntegrationRecord } from './model.js';
+
+/** Users, from auth. */
+export interface UsersPort {
+  /** A new bot user named after the application. */
+  createBot(name: string): Promise<ContractUser>;
+  /** Users by id; ones auth no longer knows are missing from the map. */
+  users(ids: string[]): Promise<Map<string, ContractUser>>;
+}
+
+export interface PermissionCheck {
+  member: boolean;
+  allowed: boolean;
+}
+
+export interface PrivateChannel {
+  id: string;
+  type: number;
+  guildId: string;
+  recipientIds: string[];
+}
+
+/** Guilds: permissions, membership and channels. */
+export interface GuildsPort {
+  permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck>;
+  /** Joins a user (a bot) to a guild; the platform's error code when refused, 0 when a member now. */
+  addMember(guildId: string, userId: string): Promise<number>;
+  removeMember(guildId: string, userId: string): Promise<boolean>;
+  channel(channelId: string): Promise<PrivateChannel | undefined>;
+  /** The guilds the user is a member of. */
+  guildIdsOf(userId: string): Promise<string[]>;
+}
+
+/** Social: a user's authorization of an application is what game relationships need. */
+export interface SocialPort {
+  recordAuthorization(userId: string, applicationId: string): Promise<void>;
+}
+
+/** The webhooks service's cleanup of an integration's webhooks (absent where it is not deployed). */
+export interface WebhooksPort {
+  deleteIntegrationWebhooks(guildId: string, integrationId: string, applicationId: string | null): Promise<void>;
+}
+
+export type NewApplication = Omit<
+  ApplicationRecord,
+  'bot_public' | 'bot_require_code_grant' | 'redirect_uris' | 'role_connections_verification_url'
+>;
+export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags'>>;
+export type NewCommand = CommandRecord;
+
+export interface ApplicationsStorePort {
+  insert(app: NewApplication): Promise<ApplicationRecord>;
+  get(id: string): Promise<ApplicationRecord | undefined>;
+  many(ids: string[]): Promise<ApplicationRecord[]>;
+  ownedBy(ownerId: string): Promise<ApplicationRecord[]>;
+  update(id: string, patch: ApplicationPatch): Promise<ApplicationRecord | undefined>;
+  commands(applicationId: string, guildId: string | null): Promise<CommandRecord[]>;
+  /** Creates or (same name and type) replaces a command. */
+  upsertCommand(command: NewCommand): Promise<CommandRecord>;
+  deleteCommand(applicationId: string, commandId: string): Promise<boolean>;
+  /** Which of these applications have commands usable in the guild (global or the guild's own). */
+  withCommands(applicationIds: string[], guildId: string): Promise<Set<string>>;
+  roleConnectionMetadata(applicationIds: string[]): Promise<Map<string, unknown[]>>;
+  /** Records (or widens) the user's authorization of the application. */
+  recordAuthorization(id: string, userId: string, applicationId: string, scopes: string[]): Promise<void>;
+}
+
+export type NewIntegration = Omit<IntegrationRecord, 'enabled'>;
+export type IntegrationPatch = Partial<
+  Pick<
+    IntegrationRecord,
+    | 'scopes'
+    | 'syncing'
+    | 'enable_emoticons'
+    | 'expire_behavior'
+    | 'expire_grace_period'
+    | 'synced_at'
+    | 'subscriber_count'
+    | 'revoked'
+    | 'role_id'
+    | 'account_name'
+    | 'name'
+  >
+>;
+
+export interface IntegrationsReadPort {
+  get(id: string): Promise<IntegrationRecord | undefined>;
+  listGuild(guildId: string, limit: number): Promise<IntegrationRecord[]>;
+  listChannel(channelId: string, limit: number): Promise<IntegrationRecord[]>;
+  /** Every guild asked for, with the applications of its integrations (none: an empty list). */
+  applicationIdsByGuild(guildIds: string[]): Promise<Map<string, string[]>>;
+}
+
+/** One transaction: writes and the events they cause commit together (outbox). */
+export interface IntegrationsTx {
+  /** Inserts an app integration, or widens the scopes of the guild's (or channel's) one; `created` says which. */
+  upsertApp(integration: NewIntegration): Promise<{ integration: IntegrationRecord; created: boolean }>;
+  insert(integration: NewIntegration): Promise<IntegrationRecord | undefined>;
+  /** The integration, locked until the transaction ends. */
+  lock(id: string): Promise<IntegrationRecord | undefined>;
+  lockGuildApps(guildId: string): Promise<IntegrationRecord[]>;
+  update(id: string, patch: IntegrationPatch): Promise<IntegrationRecord>;
+  delete(id: string): Promise<boolean>;
+  emit(events: DomainEvent[]): Promise<void>;
+}
+
+export interface IntegrationsStorePort extends IntegrationsReadPort {
+  transaction<T>(fn: (tx: IntegrationsTx) => Promise<T>): Promise<T>;
+}
+
+export interface IdSource {
+  next(): string;
+}

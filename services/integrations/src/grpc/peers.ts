@@ -1,0 +1,59 @@
+import type { ContractUser, ServiceClient } from '@kith/platform';
+import type { AuthService } from '@kith/proto/auth/v1/auth';
+import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import type { SocialService } from '@kith/proto/social/v1/social';
+import type { GuildsPort, PermissionCheck, PrivateChannel, SocialPort, UsersPort } from '../domain/integrations/ports.js';
+
+/** Users from auth over gRPC. */
+export class AuthUsers implements UsersPort {
+  constructor(private readonly auth: ServiceClient<typeof AuthService>) {}
+
+  async createBot(name: string): Promise<ContractUser> {
+    const { user } = await this.auth.createBotUser({ username: name });
+    if (!user) throw new Error('auth answered CreateBotUser without a user');
+    return user;
+  }
+
+  async users(ids: string[]): Promise<Map<string, ContractUser>> {
+    if (ids.length === 0) return new Map();
+    const { users } = await this.auth.getUsers({ userIds: ids });
+    return new Map(users.map((u) => [u.id, u]));
+  }
+}
+
+/** Guilds over gRPC: permissions, membership and channels. */
+export class GrpcGuilds implements GuildsPort {
+  constructor(private readonly guilds: ServiceClient<typeof GuildsService>) {}
+
+  async permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck> {
+    const { member, allowed } = await this.guilds.checkPermissions({ userId, guildId, channelId: '', required: required.toString() });
+    return { member, allowed };
+  }
+
+  async addMember(guildId: string, userId: string): Promise<number> {
+    return (await this.guilds.addMember({ guildId, userId })).errorCode;
+  }
+
+  async removeMember(guildId: string, userId: string): Promise<boolean> {
+    return (await this.guilds.removeMember({ guildId, userId })).removed;
+  }
+
+  async channel(channelId: string): Promise<PrivateChannel | undefined> {
+    const { found, channel } = await this.guilds.getChannel({ channelId });
+    if (!found || !channel) return undefined;
+    return { id: channel.id, type: channel.type, guildId: channel.guildId, recipientIds: channel.recipientIds };
+  }
+
+  async guildIdsOf(userId: string): Promise<string[]> {
+    // The guilds a user shares with themself are every guild they are in.
+    return (await this.guilds.listMutualGuildIds({ userId, otherUserId: userId })).guildIds;
+  }
+}
+
+export class GrpcSocial implements SocialPort {
+  constructor(private readonly social: ServiceClient<typeof SocialService>) {}
+
+  async recordAuthorization(userId: string, applicationId: string): Promise<void> {
+    await this.social.recordApplicationAuthorization({ userId, applicationId });
+  }
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { lengthString, snowflakeField } from '@kith/platform';
+
+/** A boolean in a query string, as the platform reads one. */
+const queryBoolean = z
+  .enum(['true', 'false', 'True', 'False', '1', '0'])
+  .optional()
+  .transform((v) => v === 'true' || v === 'True' || v === '1');
+
+export const guildParams = z.object({ guild_id: snowflakeField });
+export const guildIntegrationParams = z.object({ guild_id: snowflakeField, integration_id: snowflakeField });
+export const channelParams = z.object({ channel_id: snowflakeField });
+export const channelIntegrationParams = z.object({ channel_id: snowflakeField, integration_id: snowflakeField });
+export const applicationParams = z.object({ application_id: snowflakeField });
+export const applicationGuildParams = z.object({ application_id: snowflakeField, guild_id: snowflakeField });
+export const commandParams = z.object({ application_id: snowflakeField, command_id: snowflakeField });
+
+export const listQuery = z.object({ has_commands: queryBoolean, include_role_connections_metadata: queryBoolean });
+
+const description = z.string().max(400);
+const flags = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
+
+export const createApplicationBody = z.object({
+  name: lengthString(2, 32),
+  description: description.optional(),
+  flags: flags.optional(),
+});
+
+export const updateApplicationBody = z.object({
+  name: lengthString(2, 32).optional(),
+  description: description.optional(),
+  flags: flags.optional(),
+});
+
+/** The platform's command names: lower case letters, digits, `-` and `_` (chat input commands). */
+const COMMAND_NAME = /^[-_\p{Ll}\p{Lo}\p{N}]{1,32}$/u;
+
+export const commandBody = z
+  .object({
+    name: lengthString(1, 32),
+    description: z.string().max(100).optional(),
+    type: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4)]).optional(),
+    options: z.array(z.record(z.string(), z.unknown())).max(25).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const type = body.type ?? 1;
+    if (type === 1 && !COMMAND_NAME.test(body.name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: 'bad name',
+        params: { code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' },
+      });
+    if (type === 1 && (body.description ?? '').length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['description'],
+        message: 'required',
+        params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
+      });
+  })
+  .transform((body) => ({ name: body.name, description: body.description ?? '', type: body.type ?? 1, options: body.options ?? [] }));
+
+/** `scope` is space separated (a `+` in a query string is a space already). */
+export const authorizeQuery = z.object({
+  // A query value is text: missing is BASE_TYPE_REQUIRED, anything else must be an id.
+  client_id: z.string().superRefine((value, ctx) => {
+    if (!snowflakeField.safeParse(value).success)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'not an id',
+        params: { code: 'NUMBER_TYPE_COERCE', message: `Value "${value.slice(0, 32)}" is not snowflake.` },
+      });
+  }),
+  scope: z
+    .string()
+    .max(1000)
+    .transform((s) => s.split(/[\s+]+/).filter(Boolean)),
+  integration_type: z.coerce.number().int().min(0).max(1).optional().default(0),
+  response_type: z.string().max(32).optional(),
+  redirect_uri: z.string().max(2048).optional(),
+  state: z.string().max(2048).optional(),
+});
+
+export const authorizeBody = z.object({
+  authorize: z.boolean(),
+  guild_id: snowflakeField.optional(),
+  channel_id: snowflakeField.optional(),
+  permissions: z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]).optional(),
+  integration_type: z.number().int().min(0).max(1).optional(),
+});

@@ -1,0 +1,46 @@
+/** A message a webhook posted, as stored. Lists are kept as the platform renders them. */
+export interface MessageRecord {
+  id: string;
+  webhookId: string;
+  guildId: string;
+  /** Where the message is: the thread when posted into one. */
+  channelId: string;
+  /** The webhook's channel. */
+  parentChannelId: string;
+  applicationId: string | null;
+  authorName: string;
+  authorAvatar: string | null;
+  avatarUrl: string | null;
+  content: string;
+  tts: boolean;
+  flags: number;
+  embeds: unknown[];
+  attachments: AttachmentView[];
+  components: unknown[];
+  mentions: unknown[];
+  mentionRoles: string[];
+  mentionEveryone: boolean;
+  poll: unknown;
+  createdAt: Date;
+  editedAt: Date | null;
+}
+
+export interface AttachmentView {
+  id: string;
+  filename: string;
+  size: number;
+  url: string;
+  proxy_url: string;
+  content_type?: string;
+  description?: string;
+  width?: number;
+  height?: number;
+}
+
+/** Message flags a webhook may set. */
+export const MessageFlag = {
+  SUPPRESS_EMBEDS: 1 << 2,
+  SUPPRESS_NOTIFICATIONS: 1 << 12,
+  VOICE_MESSAGE: 1 << 13,
+} as const;
+export const SETTABLE_FLAGS = MessageFlag.SUPPRESS_EMBEDS | MessageFlag.SUPPRESS_NOTIFICATIONS | MessageFlag.VOICE_MESSAGE;

@@ -1,0 +1,71 @@
+import type { DomainEvent } from '@kith/platform';
+import type { ChannelInfo, WebhookRecord } from './webhook.types.js';
+import type { MessageRecord } from './message.types.js';
+
+/** The webhooks' own data. Writes that change what clients see take the events to publish with them. */
+export interface WebhookStore {
+  byId(id: string): Promise<WebhookRecord | undefined>;
+  byChannel(channelId: string): Promise<WebhookRecord[]>;
+  byGuild(guildId: string): Promise<WebhookRecord[]>;
+  /**
+   * Inserts the webhook unless its channel already has `perChannel` or its guild `perGuild`
+   * (counted under a lock of the guild, so concurrent creations cannot overshoot).
+   */
+  create(webhook: WebhookRecord, limits: WebhookLimits, events: DomainEvent[]): Promise<'created' | 'channel_full' | 'guild_full'>;
+  /** Applies the changes; a move checks the target channel's limit as `create` does. */
+  update(
+    id: string,
+    changes: WebhookChanges,
+    limits: WebhookLimits,
+    events: (updated: WebhookRecord) => DomainEvent[],
+  ): Promise<WebhookRecord | 'gone' | 'channel_full'>;
+  delete(id: string, events: (deleted: WebhookRecord) => DomainEvent[]): Promise<WebhookRecord | undefined>;
+  /** Removes the webhooks of a channel, or of a guild, and their messages; returns the channels that had some. */
+  deleteByChannel(channelId: string): Promise<number>;
+  deleteByGuild(guildId: string): Promise<number>;
+  saveAvatar(hash: string, contentType: string, data: Buffer): Promise<void>;
+}
+
+export interface WebhookLimits {
+  perChannel: number;
+  perGuild: number;
+}
+
+export interface WebhookChanges {
+  name?: string;
+  avatar?: string | null;
+  channelId?: string;
+}
+
+export interface MessageStore {
+  insert(message: MessageRecord, events: DomainEvent[]): Promise<void>;
+  get(webhookId: string, messageId: string): Promise<MessageRecord | undefined>;
+  update(message: MessageRecord, events: DomainEvent[]): Promise<void>;
+  delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined>;
+}
+
+/** The guilds service: channels, permissions and who sees a channel. */
+export interface GuildDirectory {
+  channel(channelId: string): Promise<ChannelInfo | undefined>;
+  /** The user's permissions in the channel, or undefined when they are not a member of its guild. */
+  permissions(userId: string, guildId: string, channelId: string): Promise<bigint | undefined>;
+  /** The ids of the users who can view the channel (a thread: by its parent's rules). */
+  viewerIds(channelId: string): Promise<string[]>;
+  /** The ids of the guild's roles. */
+  roleIds(guildId: string): Promise<Set<string>>;
+  /** Unarchives a thread a webhook posts into. */
+  unarchiveThread(threadId: string): Promise<void>;
+  /** Starts a forum (or media channel) post for a webhook's message; the thread's id is the message's. */
+  createForumThread(thread: { channelId: string; threadId: string; name: string; appliedTags: string[]; ownerId: string }): Promise<void>;
+}
+
+/** Users as auth renders them (the platform's partial user). */
+export interface UserDirectory {
+  users(ids: string[]): Promise<Map<string, unknown>>;
+}
+
+/** Seals and opens webhook tokens with the service's key. */
+export interface TokenVault {
+  seal(token: string): Buffer;
+  open(sealed: Buffer): string;
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '@kith/platform';
+import { FakeGuilds, FakeUsers, MemoryWebhooks, ids, vault } from '../../test/fakes/world.js';
+import { WebhooksService } from './webhooks.service.js';
+import { Permission } from './webhook.types.js';
+
+const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+function world() {
+  const store = new MemoryWebhooks();
+  const guilds = new FakeGuilds();
+  const users = new FakeUsers();
+  users.known.set('1', { id: '1', username: 'ana' });
+  guilds.addChannel({ id: '100', guildId: '10' });
+  guilds.addChannel({ id: '101', guildId: '10' });
+  guilds.addChannel({ id: '200', guildId: '20' });
+  guilds.addChannel({ id: '110', guildId: '10', type: 11, parentId: '100' });
+  guilds.grant('1', '10');
+  guilds.grant('1', '20');
+  guilds.viewers.set('100', ['1', '2']);
+  const service = new WebhooksService({
+    store,
+    guilds,
+    users,
+    vault,
+    ids,
+    apiUrl: 'http://edge/api',
+    limits: { perChannel: 2, perGuild: 3 },
+  });
+  return { store, guilds, service };
+}
+
+async function code(p: Promise<unknown>): Promise<number> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(err)}`);
+  return err.body.code;
+}
+
+describe('WebhooksService', () => {
+  it('when a manager creates one, then it has a 68-character token, sealed and digested, and WEBHOOKS_UPDATE goes to the viewers', async () => {
+    const { store, service } = world();
+    const view = await service.create('1', '100', { name: 'hook', avatar: PNG });
+    expect(view.token).toMatch(/^[A-Za-z0-9_-]{68}$/);
+    expect(view.url).toBe(`http://edge/api/webhooks/${view.id}/${view.token}`);
+    expect(view.user).toEqual({ id: '1', username: 'ana' });
+    expect(view.avatar).toMatch(/^[0-9a-f]{32}$/);
+    const row = store.rows.get(view.id)!;
+    expect(row.tokenSealed.toString('latin1')).not.toContain(view.token);
+    expect(vault.open(row.tokenSealed)).toBe(view.token);
+    expect(store.events).toEqual([
+      { name: 'WEBHOOKS_UPDATE', audience: { users: ['1', '2'] }, data: { guild_id: '10', channel_id: '100' } },
+    ]);
+  });
+
+  it('when the limits are reached, then 30007 per channel and 30058 per guild', async () => {
+    const { guilds, service } = world();
+    await service.create('1', '100', { name: 'a' });
+    await service.create('1', '100', { name: 'b' });
+    expect(await code(service.create('1', '100', { name: 'c' }))).toBe(30007);
+    await service.create('1', '101', { name: 'c' });
+    guilds.addChannel({ id: '102', guildId: '10' });
+    expect(await code(service.create('1', '102', { name: 'd' }))).toBe(30058);
+  });
+
+  it('when the caller may not manage webhooks, then 10003 for a channel they cannot see, 50013 without MANAGE_WEBHOOKS, 50024 in a thread', async () => {
+    const { guilds, service } = world();
+    expect(await code(service.create('9', '100', { name: 'x' }))).toBe(10003);
+    guilds.grant('9', '10', Permission.VIEW_CHANNEL);
+    expect(await code(service.create('9', '100', { name: 'x' }))).toBe(50013);
+    expect(await code(service.create('1', '999', { name: 'x' }))).toBe(10003);
+    expect(await code(service.create('1', '110', { name: 'x' }))).toBe(50024);
+    expect(await code(service.listGuild('9', '10'))).toBe(50013);
+    expect(await code(service.listGuild('8', '10'))).toBe(10004);
+  });
+
+  it('when the name holds a reserved word, then 50035 on name', async () => {
+    const { service } = world();
+    const err = await service.create('1', '100', { name: 'My Discord Hook' }).catch((e: ApiError) => e);
+    expect((err as ApiError).body).toMatchObject({ code: 50035, errors: { name: { _errors: [{ code: 'USERNAME_INVALID_CONTAINS' }] } } });
+  });
+
+  it('when presented a token, then only the exact token passes (50027), and an unknown webhook is 10015', async () => {
+    const { service } = world();
+    const view = await service.create('1', '100', { name: 'hook' });
+    expect((await service.withToken(view.id, view.token!)).id).toBe(view.id);
+    expect(await code(service.withToken(view.id, `${view.token!.slice(0, -1)}_`))).toBe(50027);
+    expect(await code(service.withToken(view.id, view.token!.slice(0, 10)))).toBe(50027);
+    expect(await code(service.withToken('12345', view.token!))).toBe(10015);
+  });
+
+  it('when fetched with the token, then no user; modified with it, channel_id is refused', async () => {
+    const { service } = world();
+    const view = await service.create('1', '100', { name: 'hook' });
+    const webhook = await service.withToken(view.id, view.token!);
+    expect(await service.getWithToken(webhook)).not.toHaveProperty('user');
+    expect(await code(service.modifyWithToken(webhook, { channelId: '101' }))).toBe(50035);
+    expect((await service.modifyWithToken(webhook, { name: 'renamed' })).name).toBe('renamed');
+  });
+
+  it('when moved, then within the guild only and counted against the target channel', async () => {
+    const { service } = world();
+    const view = await service.create('1', '100', { name: 'hook' });
+    expect(await code(service.modify('1', view.id, { channelId: '200' }))).toBe(50035);
+    const moved = await service.modify('1', view.id, { channelId: '101' });
+    expect(moved.channel_id).toBe('101');
+  });
+
+  it('when a channel or guild is deleted, then its webhooks go', async () => {
+    const { store, service } = world();
+    await service.create('1', '100', { name: 'a' });
+    await service.create('1', '200', { name: 'b' });
+    expect(await service.channelDeleted('100')).toBe(1);
+    expect(await service.guildDeleted('20')).toBe(1);
+    expect(store.rows.size).toBe(0);
+  });
+});

@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import { ApiError, type DomainEvent, type SnowflakeGenerator } from '@kith/platform';
+import type { GuildDirectory, TokenVault, UserDirectory, WebhookChanges, WebhookLimits, WebhookStore } from './ports.js';
+import { newWebhookToken, tokenDigest, tokenMatches } from './webhook.token.js';
+import { Permission, WEBHOOK_CHANNEL_TYPES, WebhookType, type ChannelInfo, type WebhookRecord } from './webhook.types.js';
+import { renderWebhook, type WebhookView } from './webhook.view.js';
+
+export const LIMITS: WebhookLimits = { perChannel: 15, perGuild: 1000 };
+
+/** Substrings no webhook name may hold, in any case (the platform's reserved words). */
+const RESERVED_WORDS = ['clyde', 'discord'];
+
+export interface WebhooksDeps {
+  store: WebhookStore;
+  guilds: GuildDirectory;
+  users: UserDirectory;
+  vault: TokenVault;
+  ids: SnowflakeGenerator;
+  /** The API base of a webhook's `url`. */
+  apiUrl: string;
+  limits?: WebhookLimits;
+}
+
+export interface WebhookInput {
+  name: string;
+  /** A data URI (validated by the route), or null. */
+  avatar?: string | null;
+}
+
+export interface WebhookPatch {
+  name?: string;
+  avatar?: string | null;
+  channelId?: string;
+}
+
+/** Refuses a name holding a reserved word, as the platform does (a form error on `name`). */
+export function checkName(name: string, field = 'name'): void {
+  const lower = name.toLowerCase();
+  const word = RESERVED_WORDS.find((w) => lower.includes(w));
+  if (word) throw ApiError.form({ [field]: { code: 'USERNAME_INVALID_CONTAINS', message: `Username cannot contain "${word}"` } });
+}
+
+/** A data URI → its hash, content type and bytes. */
+export function decodeAvatar(dataUri: string): { hash: string; contentType: string; data: Buffer } {
+  const comma = dataUri.indexOf(',');
+  const contentType = dataUri.slice(5, dataUri.indexOf(';'));
+  const data = Buffer.from(dataUri.slice(comma + 1), 'base64');
+  if (data.length === 0) throw ApiError.form({ avatar: { code: 'IMAGE_INVALID', message: 'Invalid image data' } });
+  return { hash: createHash('md5').update(data).digest('hex'), contentType, data };
+}
+
+/** Create, list, read, change and delete webhooks: by id for users who may manage them, or with the token. */
+export class WebhooksService {
+  private readonly limits: WebhookLimits;
+
+  constructor(private readonly deps: WebhooksDeps) {
+    this.limits = deps.limits ?? LIMITS;
+  }
+
+  async create(userId: string, channelId: string, input: WebhookInput): Promise<WebhookView> {
+    const channel = await this.manageableChannel(userId, channelId);
+    checkName(input.name);
+    const avatar = await this.storeAvatar(input.avatar);
+    const token = newWebhookToken();
+    const record: WebhookRecord = {
+      id: this.deps.ids.next(),
+      type: WebhookType.INCOMING,
+      guildId: channel.guildId,
+      channelId: channel.id,
+      userId,
+      name: input.name,
+      avatar: avatar ?? null,
+      applicationId: null,
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+      sourceGuild: null,
+      sourceChannel: null,
+    };
+    const outcome = await this.deps.store.create(record, this.limits, await this.updateEvents(channel.guildId, [channel.id]));
+    if (outcome === 'channel_full') throw ApiError.of('MAX_WEBHOOKS');
+    if (outcome === 'guild_full') throw ApiError.of('MAX_GUILD_WEBHOOKS');
+    return this.render(record, true);
+  }
+
+  async listChannel(userId: string, channelId: string): Promise<WebhookView[]> {
+    await this.manageableChannel(userId, channelId);
+    return this.renderAll(await this.deps.store.byChannel(channelId));
+  }
+
+  async listGuild(userId: string, guildId: string): Promise<WebhookView[]> {
+    const permissions = await this.deps.guilds.permissions(userId, guildId, '');
+    if (permissions === undefined) throw ApiError.of('UNKNOWN_GUILD');
+    if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
+    return this.renderAll(await this.deps.store.byGuild(guildId));
+  }
+
+  async get(userId: string, id: string): Promise<WebhookView> {
+    const webhook = await this.managed(userId, id);
+    return this.render(webhook, true);
+  }
+
+  async modify(userId: string, id: string, patch: WebhookPatch): Promise<WebhookView> {
+    const webhook = await this.managed(userId, id);
+    if (patch.channelId !== undefined && patch.channelId !== webhook.channelId) {
+      const target = await this.manageableChannel(userId, patch.channelId);
+      // A webhook moves within its guild only.
+      if (target.guildId !== webhook.guildId)
+        throw ApiError.form({ channel_id: { code: 'BASE_TYPE_INVALID', message: 'Invalid channel.' } });
+    }
+    return this.render(await this.apply(webhook, patch), true);
+  }
+
+  async delete(userId: string, id: string): Promise<void> {
+    const webhook = await this.managed(userId, id);
+    await this.remove(webhook);
+  }
+
+  /** The webhook as its token's holder sees it (`withToken` found it): no `user`. */
+  getWithToken(webhook: WebhookRecord): Promise<WebhookView> {
+    return this.render(webhook, false);
+  }
+
+  async modifyWithToken(webhook: WebhookRecord, patch: WebhookPatch): Promise<WebhookView> {
+    if (patch.channelId !== undefined)
+      throw ApiError.form({ channel_id: { code: 'BASE_TYPE_INVALID', message: 'A webhook cannot be moved with its token.' } });
+    return this.render(await this.apply(webhook, patch), false);
+  }
+
+  deleteWithToken(webhook: WebhookRecord): Promise<void> {
+    return this.remove(webhook);
+  }
+
+  /** The webhook whose token this is: 10015 when there is none, 50027 when the token is not its. */
+  async withToken(id: string, token: string): Promise<WebhookRecord> {
+    const webhook = await this.deps.store.byId(id);
+    if (!webhook) throw ApiError.of('UNKNOWN_WEBHOOK');
+    if (!tokenMatches(token, webhook.tokenDigest)) throw ApiError.of('INVALID_WEBHOOK_TOKEN');
+    return webhook;
+  }
+
+  /** Guilds deleted a channel or a guild: its webhooks (and their messages) go with it. */
+  channelDeleted(channelId: string): Promise<number> {
+    return this.deps.store.deleteByChannel(channelId);
+  }
+
+  guildDeleted(guildId: string): Promise<number> {
+    return this.deps.store.deleteByGuild(guildId);
+  }
+
+  private async apply(webhook: WebhookRecord, patch: WebhookPatch): Promise<WebhookRecord> {
+    const changes: WebhookChanges = {};
+    if (patch.name !== undefined) {
+      checkName(patch.name);
+      changes.name = patch.name;
+    }
+    if (patch.avatar !== undefined) changes.avatar = (await this.storeAvatar(patch.avatar)) ?? null;
+    if (patch.channelId !== undefined && patch.channelId !== webhook.channelId) changes.channelId = patch.channelId;
+    const channels = [webhook.channelId, ...(changes.channelId ? [changes.channelId] : [])];
+    const events = await this.updateEvents(webhook.guildId, channels);
+    const updated = await this.deps.store.update(webhook.id, changes, this.limits, () => events);
+    if (updated === 'gone') throw ApiError.of('UNKNOWN_WEBHOOK');
+    if (updated === 'channel_full') throw ApiError.of('MAX_WEBHOOKS');
+    return updated;
+  }
+
+  private async remove(webhook: WebhookRecord): Promise<void> {
+    const events = await this.updateEvents(webhook.guildId, [webhook.channelId]);
+    const gone = await this.deps.store.delete(webhook.id, () => events);
+    if (!gone) throw ApiError.of('UNKNOWN_WEBHOOK');
+  }
+
+  /** WEBHOOKS_UPDATE for each channel whose webhooks changed, to the users who see it. */
+  private async updateEvents(guildId: string, channelIds: string[]): Promise<DomainEvent[]> {
+    return Promise.all(
+      channelIds.map(async (channelId) => ({
+        name: 'WEBHOOKS_UPDATE',
+        audience: { users: await this.deps.guilds.viewerIds(channelId) },
+        data: { guild_id: guildId, channel_id: channelId },
+      })),
+    );
+  }
+
+  /** A channel the user may manage webhooks in: 10003 unknown (or not theirs to see), 50013 without MANAGE_WEBHOOKS. */
+  private async manageableChannel(userId: string, channelId: string): Promise<ChannelInfo> {
+    const channel = await this.deps.guilds.channel(channelId);
+    if (!channel || !channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
+    const permissions = await this.deps.guilds.permissions(userId, channel.guildId, channel.id);
+    if (permissions === undefined || !(permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
+    if (!WEBHOOK_CHANNEL_TYPES.has(channel.type)) throw ApiError.of('INVALID_CHANNEL_TYPE');
+    return channel;
+  }
+
+  /** A webhook the user may manage: 10015 when unknown or in a guild they are not in, 50013 without MANAGE_WEBHOOKS. */
+  private async managed(userId: string, id: string): Promise<WebhookRecord> {
+    const webhook = await this.deps.store.byId(id);
+    if (!webhook) throw ApiError.of('UNKNOWN_WEBHOOK');
+    const permissions = await this.deps.guilds.permissions(userId, webhook.guildId, webhook.channelId);
+    if (permissions === undefined) throw ApiError.of('UNKNOWN_WEBHOOK');
+    if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
+    return webhook;
+  }
+
+  private async storeAvatar(avatar: string | null | undefined): Promise<string | null | undefined> {
+    if (avatar === undefined || avatar === null) return avatar;
+    const image = decodeAvatar(avatar);
+    await this.deps.store.saveAvatar(image.hash, image.contentType, image.data);
+    return image.hash;
+  }
+
+  private async render(webhook: WebhookRecord, withUser: boolean): Promise<WebhookView> {
+    const user = withUser && webhook.userId ? (await this.deps.users.users([webhook.userId])).get(webhook.userId) : undefined;
+    return renderWebhook(webhook, {
+      vault: this.deps.vault,
+      apiUrl: this.deps.apiUrl,
+      ...(withUser ? { user: user ?? null } : {}),
+      showToken: webhook.type === WebhookType.INCOMING,
+    });
+  }
+
+  private async renderAll(webhooks: WebhookRecord[]): Promise<WebhookView[]> {
+    const userIds = [...new Set(webhooks.flatMap((w) => (w.userId ? [w.userId] : [])))];
+    const users = userIds.length > 0 ? await this.deps.users.users(userIds) : new Map<string, unknown>();
+    return webhooks.map((w) =>
+      renderWebhook(w, {
+        vault: this.deps.vault,
+        apiUrl: this.deps.apiUrl,
+        user: (w.userId && users.get(w.userId)) ?? null,
+        showToken: w.type === WebhookType.INCOMING,
+      }),
+    );
+  }
+}

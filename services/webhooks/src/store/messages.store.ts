@@ -1,0 +1,101 @@
+import type { DomainEvent, Outbox } from '@kith/platform';
+import type { Kysely, Selectable } from 'kysely';
+import type { MessageStore } from '../domain/ports.js';
+import type { AttachmentView, MessageRecord } from '../domain/message.types.js';
+import type { MessagesTable, WebhooksDatabase } from './schema.js';
+
+const toRecord = (r: Selectable<MessagesTable>): MessageRecord => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  guildId: r.guild_id,
+  channelId: r.channel_id,
+  parentChannelId: r.parent_channel_id,
+  applicationId: r.application_id,
+  authorName: r.author_name,
+  authorAvatar: r.author_avatar,
+  avatarUrl: r.avatar_url,
+  content: r.content,
+  tts: r.tts,
+  flags: r.flags,
+  embeds: r.embeds,
+  attachments: r.attachments as AttachmentView[],
+  components: r.components,
+  mentions: r.mentions,
+  mentionRoles: r.mention_roles,
+  mentionEveryone: r.mention_everyone,
+  poll: r.poll,
+  createdAt: r.created_at,
+  editedAt: r.edited_at,
+});
+
+const toRow = (m: MessageRecord) => ({
+  id: m.id,
+  webhook_id: m.webhookId,
+  guild_id: m.guildId,
+  channel_id: m.channelId,
+  parent_channel_id: m.parentChannelId,
+  application_id: m.applicationId,
+  author_name: m.authorName,
+  author_avatar: m.authorAvatar,
+  avatar_url: m.avatarUrl,
+  content: m.content,
+  tts: m.tts,
+  flags: m.flags,
+  embeds: JSON.stringify(m.embeds),
+  attachments: JSON.stringify(m.attachments),
+  components: JSON.stringify(m.components),
+  mentions: JSON.stringify(m.mentions),
+  mention_roles: JSON.stringify(m.mentionRoles),
+  mention_everyone: m.mentionEveryone,
+  poll: m.poll === null ? null : JSON.stringify(m.poll),
+  created_at: m.createdAt,
+  edited_at: m.editedAt,
+});
+
+/** Webhook messages in PostgreSQL, each change with its event (outbox). */
+export class PgMessageStore implements MessageStore {
+  constructor(
+    private readonly db: Kysely<WebhooksDatabase>,
+    private readonly outbox: Pick<Outbox, 'enqueue'>,
+  ) {}
+
+  insert(message: MessageRecord, events: DomainEvent[]): Promise<void> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('messages').values(toRow(message)).execute();
+      await this.outbox.enqueue(trx, events);
+    });
+  }
+
+  async get(webhookId: string, messageId: string): Promise<MessageRecord | undefined> {
+    const row = await this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', messageId)
+      .where('webhook_id', '=', webhookId)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  update(message: MessageRecord, events: DomainEvent[]): Promise<void> {
+    return this.db.transaction().execute(async (trx) => {
+      const { id, webhook_id, ...changes } = toRow(message);
+      await trx.updateTable('messages').set(changes).where('id', '=', id).where('webhook_id', '=', webhook_id).execute();
+      await this.outbox.enqueue(trx, events);
+    });
+  }
+
+  delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .deleteFrom('messages')
+        .where('id', '=', messageId)
+        .where('webhook_id', '=', webhookId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const gone = toRecord(row);
+      await this.outbox.enqueue(trx, events(gone));
+      return gone;
+    });
+  }
+}

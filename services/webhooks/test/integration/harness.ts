@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { createClient, createDatabase, databaseUrl, type Kysely, type ServiceClient } from '@kith/platform';
+import { testDbPrefix } from '@kith/platform/testing';
+import { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import {
+  call,
+  login,
+  registerUser,
+  startTestAuth,
+  startTestGateway,
+  stopAll,
+  type Answer,
+  type AuthUnderTest,
+  type CallOptions,
+  type TestUser,
+} from '../../../../gateway/test/integration/harness.js';
+import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
+import { guildsConfigSchema } from '../../../guilds/src/config.js';
+import { startWebhooks, type RunningWebhooks } from '../../src/app.js';
+import { webhooksConfigSchema } from '../../src/config.js';
+import type { WebhooksDatabase } from '../../src/store/schema.js';
+
+export { stopAll, type Answer };
+
+/** Tests read response bodies and event payloads freely. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Body = any;
+
+const DB_PREFIX = testDbPrefix();
+export const WEBHOOKS_DATABASE = `${DB_PREFIX}_webhooks`;
+export const TOKEN_KEY = randomBytes(32).toString('base64');
+
+/** Real auth and guilds, the webhooks service in this process, and an edge in front of them. */
+export interface WebhooksStack {
+  under: AuthUnderTest;
+  guilds: RunningGuilds;
+  webhooks: RunningWebhooks;
+  gateway: Awaited<ReturnType<typeof startTestGateway>>;
+  base: string;
+  grpc: ServiceClient<typeof GuildsService>;
+  db: Kysely<WebhooksDatabase>;
+}
+
+export async function startWebhooksStack(env: Record<string, string> = {}): Promise<WebhooksStack> {
+  const under = await startTestAuth();
+  const common = {
+    ...under.stores,
+    HTTP_PORT: '0',
+    GRPC_PORT: '0',
+    DB_PREFIX,
+    LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
+    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
+  };
+  const guilds = await startGuilds(guildsConfigSchema.parse(common));
+  const webhooks = await startWebhooks(
+    webhooksConfigSchema.parse({ ...common, GUILDS_GRPC_ADDR: `127.0.0.1:${guilds.grpcPort}`, WEBHOOK_TOKEN_KEY: TOKEN_KEY, ...env }),
+  );
+  const gateway = await startTestGateway(under, {
+    GUILDS_HTTP_URL: `http://127.0.0.1:${guilds.httpPort}`,
+    WEBHOOKS_HTTP_URL: `http://127.0.0.1:${webhooks.httpPort}`,
+  });
+  const grpc = createClient(GuildsService, `127.0.0.1:${guilds.grpcPort}`, 10_000);
+  const db = createDatabase<WebhooksDatabase>({ url: databaseUrl(under.stores.DATABASE_URL, WEBHOOKS_DATABASE), maxConnections: 2 });
+  return { under, guilds, webhooks, gateway, base: gateway.base, grpc, db };
+}
+
+export async function stopWebhooksStack(stack: WebhooksStack | undefined): Promise<void> {
+  if (!stack) return;
+  stack.grpc.close();
+  await stack.db.destroy();
+  await stopAll(stack.gateway.closers, stack.webhooks.closers, stack.guilds.closers, stack.under.auth.closers);
+}
+
+export type StackUser = TestUser & { userId: string };
+
+export async function newUser(stack: WebhooksStack): Promise<StackUser> {
+  const user = await registerUser(stack.base);
+  const { userId } = await login(stack.base, user);
+  return { ...user, userId };
+}
+
+/** One request through the edge as `user` (or anonymous). */
+export function api<T = Body>(
+  stack: WebhooksStack,
+  user: { token: string } | null,
+  method: NonNullable<CallOptions['method']>,
+  path: string,
+  json?: unknown,
+  headers?: Record<string, string>,
+): Promise<Answer<T>> {
+  return call<T>(stack.base, `/api/v9${path}`, {
+    method,
+    ...(user ? { token: user.token } : {}),
+    ...(json !== undefined ? { json } : {}),
+    ...(headers ? { headers } : {}),
+  });
+}
+
+/** A guild of `owner` with one text channel; returns both ids. */
+export async function guildWithChannel(stack: WebhooksStack, owner: StackUser): Promise<{ guildId: string; channelId: string }> {
+  const guild = await api(stack, owner, 'POST', '/guilds', { name: 'hooks' });
+  const channel = await api(stack, owner, 'POST', `/guilds/${guild.body.id}/channels`, { name: 'general' });
+  return { guildId: guild.body.id as string, channelId: channel.body.id as string };
+}

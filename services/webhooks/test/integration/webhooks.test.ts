@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '@kith/platform';
+import { tokenDigest } from '../../src/domain/webhook.token.js';
+import { api, guildWithChannel, newUser, startWebhooksStack, stopWebhooksStack, type StackUser, type WebhooksStack } from './harness.js';
+
+let stack: WebhooksStack;
+let owner: StackUser;
+
+beforeAll(async () => {
+  stack = await startWebhooksStack();
+  owner = await newUser(stack);
+});
+afterAll(() => stopWebhooksStack(stack));
+
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition never held');
+}
+
+describe('webhooks against PostgreSQL, NATS and the guilds service', () => {
+  it('when a webhook is created, then its row holds the token only sealed and digested, and its event is in the outbox', async () => {
+    const { channelId } = await guildWithChannel(stack, owner);
+    const made = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'sealed' });
+    expect(made.status).toBe(200);
+    const row = await stack.db.selectFrom('webhooks').selectAll().where('id', '=', made.body.id).executeTakeFirstOrThrow();
+    expect(row.token_sealed.includes(Buffer.from(made.body.token))).toBe(false);
+    expect(row.token_digest.equals(tokenDigest(made.body.token))).toBe(true);
+    const { rows } = await sql<{ data: { channel_id: string } }>`SELECT envelope->'data' AS data FROM outbox
+      WHERE subject = 'events.webhooks.WEBHOOKS_UPDATE'`.execute(stack.db);
+    expect(rows.map((r) => r.data.channel_id)).toContain(channelId);
+  });
+
+  it('when 40 creations race in one guild over two channels, then each channel stops at 15', async () => {
+    const { guildId, channelId } = await guildWithChannel(stack, owner);
+    const other = await api(stack, owner, 'POST', `/guilds/${guildId}/channels`, { name: 'other' });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        api(stack, owner, 'POST', `/channels/${i % 2 ? channelId : other.body.id}/webhooks`, { name: `h${i}` }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(30);
+    expect(new Set(answers.filter((a) => a.status !== 200).map((a) => a.body.code))).toEqual(new Set([30007]));
+    const rows = await stack.db.selectFrom('webhooks').select('channel_id').where('guild_id', '=', guildId).execute();
+    expect(rows).toHaveLength(30);
+  });
+
+  it('when a guild is deleted, then its webhooks and their messages go (through its GUILD_DELETE on the stream)', async () => {
+    const { guildId, channelId } = await guildWithChannel(stack, owner);
+    const made = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'doomed' });
+    const path = `/webhooks/${made.body.id}/${made.body.token}`;
+    expect((await api(stack, null, 'POST', `${path}?wait=true`, { content: 'bye' })).status).toBe(200);
+    expect((await api(stack, owner, 'DELETE', `/guilds/${guildId}`)).status).toBe(204);
+    await eventually(async () => (await api(stack, null, 'GET', path)).status === 404);
+    const left = await stack.db.selectFrom('messages').select('id').where('guild_id', '=', guildId).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('when the message store has a message, then only the webhook that posted it reads it', async () => {
+    const { channelId } = await guildWithChannel(stack, owner);
+    const a = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'a' });
+    const b = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'b' });
+    const sent = await api(stack, null, 'POST', `/webhooks/${a.body.id}/${a.body.token}?wait=true`, { content: 'from a' });
+    expect((await api(stack, null, 'GET', `/webhooks/${a.body.id}/${a.body.token}/messages/${sent.body.id}`)).body.content).toBe('from a');
+    expect((await api(stack, null, 'GET', `/webhooks/${b.body.id}/${b.body.token}/messages/${sent.body.id}`)).body.code).toBe(10008);
+    expect((await api(stack, null, 'DELETE', `/webhooks/${b.body.id}/${b.body.token}/messages/${sent.body.id}`)).body.code).toBe(10008);
+  });
+});
