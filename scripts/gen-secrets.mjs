@@ -5,7 +5,8 @@
 //   - an Ed25519 private key every process signs its gRPC calls with and checks others' against;
 //   - auth's MFA elevation key (HMAC of the 5-minute elevation tokens: any replica checks the
 //     tokens any other signed);
-//   - the webhooks service's key for the tokens it keeps sealed (AES-256-GCM, 32 bytes).
+//   - the webhooks service's key for the tokens it keeps sealed (AES-256-GCM, 32 bytes), and the
+//     secret key of its S3-compatible object store (access key `kith`).
 //
 //   node scripts/gen-secrets.mjs > .env                             # docker compose reads .env
 //   node scripts/gen-secrets.mjs --dir deploy/k8s/overlays/dev/secrets   # files for kustomize
@@ -20,6 +21,7 @@ const secrets = {
   'service-token.pem': generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }),
   'mfa-elevation-key': randomBytes(48).toString('base64url'),
   'webhook-token-key': randomBytes(32).toString('base64'),
+  'object-store-secret-key': randomBytes(24).toString('base64url'),
 };
 const envNames = {
   'internal-token-public.pem': 'KITH_INTERNAL_TOKEN_PUBLIC_KEY',
@@ -27,6 +29,7 @@ const envNames = {
   'service-token.pem': 'KITH_SERVICE_TOKEN_KEY',
   'mfa-elevation-key': 'KITH_MFA_ELEVATION_KEY',
   'webhook-token-key': 'KITH_WEBHOOK_TOKEN_KEY',
+  'object-store-secret-key': 'KITH_OBJECT_STORE_SECRET_KEY',
 };
 
 const dirAt = process.argv.indexOf('--dir');

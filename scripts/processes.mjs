@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -88,7 +90,13 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
           TENOR_API_URL: `http://${host}:${port(8111)}`,
           GIPHY_API_URL: `http://${host}:${port(8111)}`,
           KLIPY_API_URL: `http://${host}:${port(8111)}`,
+          TWITCH_API_URL: `http://${host}:${port(8111)}`,
+          TWITCH_AUTH_URL: `http://${host}:${port(8111)}`,
+          YOUTUBE_API_URL: `http://${host}:${port(8111)}`,
+          GOOGLE_ACCOUNTS_URL: `http://${host}:${port(8111)}`,
+          GOOGLE_TOKEN_URL: `http://${host}:${port(8111)}`,
           OAUTH2_AUTHORIZED_URL: `http://${host}:${port(8080)}/oauth2/authorized`,
+          CONNECTIONS_REDIRECT_URL: `http://${host}:${port(8080)}/connections`,
         },
         readyUrl: `http://${host}:${port(8105)}/readyz`,
       },
@@ -127,6 +135,9 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
           WEBHOOK_TOKEN_KEY:
             process.env.WEBHOOK_TOKEN_KEY ?? createHash('sha256').update(`kith-development-webhooks:${dbPrefix}`).digest('base64'),
           PUBLIC_API_URL: `http://${host}:${port(8080)}/api`,
+          PUBLIC_CDN_URL: `http://${host}:${port(8080)}`,
+          // Attachments on disk (no object store to run): one directory per stack.
+          ATTACHMENTS_DIR: join(tmpdir(), `kith-attachments-${dbPrefix}`),
         },
         readyUrl: `http://${host}:${port(8107)}/readyz`,
       },

@@ -111,7 +111,8 @@ export function createEdgeHandler(deps: EdgeDeps) {
       }
       if (deps.cors.handle(req, res)) return;
       const decoded = decodePath(pathname);
-      const path = decoded === undefined ? undefined : stripVersion(decoded);
+      // Attachments are served outside the API's versions, as the platform's CDN serves them.
+      const path = decoded === undefined ? undefined : decoded.startsWith('/attachments/') ? decoded : stripVersion(decoded);
       const target = path === undefined ? undefined : serviceFor(path);
       if (path === undefined || target === undefined || !deps.upstreams.has(target)) throw ApiError.notFound();
       service = target;

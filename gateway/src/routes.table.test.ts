@@ -18,6 +18,8 @@ describe('serviceFor', () => {
     ['/users/@me/disable', 'auth'],
     ['/users/@me/delete', 'auth'],
     ['/users/@me/devices', 'auth'],
+    ['/safety-hub/@me', 'auth'],
+    ['/safety-hub/suspended/request-review/1', 'auth'],
     // social
     ['/users/@me/relationships', 'social'],
     ['/users/@me/relationships/123', 'social'],
@@ -55,6 +57,8 @@ describe('serviceFor', () => {
     ['/applications', 'integrations'],
     ['/applications/1/commands', 'integrations'],
     ['/oauth2/authorize', 'integrations'],
+    ['/connections/twitch/callback', 'integrations'],
+    ['/users/@me/connections', 'integrations'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],
@@ -67,6 +71,7 @@ describe('serviceFor', () => {
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
     ['/webhooks/1/secret-token', 'webhooks'],
+    ['/attachments/1/2/cat.png', 'webhooks'],
     // realtime
     ['/gateway', 'realtime'],
     ['/gateway/bot', 'realtime'],

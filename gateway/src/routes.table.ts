@@ -8,6 +8,7 @@ export type ServiceName = 'auth' | 'social' | 'invites' | 'guilds' | 'integratio
 export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me\/guilds\/premium(\/|$)/, 'billing'],
   [/^\/users\/@me\/guilds\/integration-application-ids\/?$/, 'integrations'],
+  [/^\/users\/@me\/connections(\/|$)/, 'integrations'],
   [/^\/users\/@me\/guilds(\/|$)/, 'guilds'],
   [/^\/users\/@me\/channels(\/|$)/, 'guilds'],
   [/^\/users\/@me\/(relationships|game-relationships)(\/|$)/, 'social'],
@@ -21,6 +22,7 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me(\/(mfa(\/.*)?|disable|delete|settings|phone|devices|email(\/.*)?))?\/?$/, 'auth'],
   [/^\/(auth|mfa|unique-username|phone-verifications)(\/|$)/, 'auth'],
   [/^\/experiments\/?$/, 'auth'],
+  [/^\/safety-hub(\/|$)/, 'auth'],
   [/^\/invites(\/|$)/, 'invites'],
   [/^\/(guilds|channels)\/\d+\/invites(\/|$)/, 'invites'],
   [/^\/(guilds|channels)\/\d+\/integrations(\/|$)/, 'integrations'],
@@ -28,8 +30,10 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/guilds\/\d+\/premium(\/|$)/, 'billing'],
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
-  [/^\/(applications|oauth2)(\/|$)/, 'integrations'],
+  [/^\/(applications|oauth2|connections)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
+  // The files of webhook messages (`/attachments/<channel>/<id>/<name>`), from webhooks' object store.
+  [/^\/attachments\/\d+\/\d+\/[^/]+$/, 'webhooks'],
   [/^\/(guilds|channels)(\/|$)/, 'guilds'],
   [/^\/gateway(\/bot)?\/?$/, 'realtime'],
 ];

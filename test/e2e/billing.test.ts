@@ -111,3 +111,73 @@ describe('billing as npm start serves it', () => {
     expect((await api('GET', '/users/@me/billing/subscriptions')).status).toBe(401);
   });
 });
+
+describe('boosts and subscription changes as npm start serves them', () => {
+  it('when a Nitro subscriber boosts their guild, then the guild reaches tier 1 and its socket hears it; premium_type is 2', async () => {
+    const user = await userWithCard();
+    const socket = await GatewayClient.connect(user.token);
+    const bought = await api('POST', '/users/@me/billing/subscriptions', {
+      token: user.token,
+      body: { items: [{ plan_id: NITRO_MONTHLY }], payment_source_id: user.card.id, purchase_token: 'p' },
+    });
+    expect(bought.status).toBe(200);
+    const premium = await socket.takeThrough((d) => d.t === 'USER_UPDATE' && (d.d as { premium_type?: number }).premium_type === 2);
+    expect(premium).toBeDefined();
+    expect((await api('GET', '/users/@me', { token: user.token })).json.premium_type).toBe(2);
+    const guild = await api('POST', '/guilds', { token: user.token, body: { name: 'boosted guild' } });
+    const slots = (await api('GET', '/users/@me/guilds/premium/subscription-slots', { token: user.token })).json as unknown as {
+      id: string;
+    }[];
+    expect(slots).toHaveLength(2);
+    const applied = await api('PUT', `/guilds/${guild.json.id as string}/premium/subscriptions`, {
+      token: user.token,
+      body: { user_premium_guild_subscription_slot_ids: slots.map((s) => s.id) },
+    });
+    expect(applied.status).toBe(200);
+    await socket.takeThrough(
+      (d) => d.t === 'GUILD_UPDATE' && (d.d as { premium_subscription_count?: number }).premium_subscription_count === 2,
+    );
+    expect((await api('GET', `/guilds/${guild.json.id as string}`, { token: user.token })).json).toMatchObject({
+      premium_subscription_count: 2,
+      premium_tier: 1,
+    });
+    const cooldown = await api('GET', '/users/@me/guilds/premium/subscriptions/cooldown', { token: user.token });
+    expect(cooldown.json).toMatchObject({ limit: expect.any(Number), remaining: expect.any(Number) });
+    socket.socket.close();
+  });
+
+  it('when a subscriber previews, upgrades, lists invoices and cancels, then each answers in the platform’s shape', async () => {
+    const user = await userWithCard();
+    const sub = await api('POST', '/users/@me/billing/subscriptions', {
+      token: user.token,
+      body: { items: [{ plan_id: BOOST_MONTHLY }], payment_source_id: user.card.id, purchase_token: 'p' },
+    });
+    const id = sub.json.id as string;
+    const preview = await api('POST', '/users/@me/billing/subscriptions/preview', {
+      token: user.token,
+      body: { items: [{ plan_id: BOOST_MONTHLY, quantity: 2 }] },
+    });
+    expect(preview.json).toMatchObject({ total: 998, currency: 'usd' });
+    const change = await api('PATCH', `/users/@me/billing/subscriptions/${id}/preview`, {
+      token: user.token,
+      body: { items: [{ plan_id: BOOST_MONTHLY, quantity: 2 }] },
+    });
+    const upgraded = await api('PATCH', `/users/@me/billing/subscriptions/${id}`, {
+      token: user.token,
+      body: { items: [{ plan_id: BOOST_MONTHLY, quantity: 2 }], expected_invoice_price: { currency: 'usd', amount: change.json.total } },
+    });
+    expect(upgraded.json.items).toEqual([expect.objectContaining({ quantity: 2 })]);
+    expect(
+      ((await api('GET', `/users/@me/billing/subscriptions/${id}/invoices`, { token: user.token })).json as unknown as unknown[]).length,
+    ).toBe(2);
+    expect((await api('GET', `/users/@me/billing/subscriptions/${id}/preview`, { token: user.token })).json.total).toBe(998);
+    expect((await api('DELETE', `/users/@me/billing/subscriptions/${id}`, { token: user.token })).status).toBe(204);
+    expect((await api('PATCH', `/users/@me/billing/subscriptions/${id}`, { token: user.token, body: { status: 3 } })).json.code).toBe(
+      100007,
+    );
+    expect((await api('POST', `/users/@me/billing/subscriptions/${id}/promotion-reward`, { token: user.token })).json).toEqual({
+      eligible: false,
+      reason: 'user_not_eligible_for_experiment',
+    });
+  });
+});

@@ -60,6 +60,42 @@ describe('the gateway, as real clients use it', () => {
     }
   });
 
+  it('when @discordjs/ws sends guild subscriptions (op 37) right after READY, as user-account clients do, then dispatches keep coming on the same connection', async () => {
+    const { token } = await newUser();
+    const userId = await userIdOf(token);
+    const ws = manager(token);
+    const closes: number[] = [];
+    let readies = 0;
+    let resumes = 0;
+    ws.on(WebSocketShardEvents.Closed, (code) => void closes.push(code));
+    ws.on(WebSocketShardEvents.Resumed, () => void resumes++);
+    const ready = new Promise<void>((resolve) =>
+      ws.on(WebSocketShardEvents.Ready, () => {
+        readies++;
+        resolve();
+      }),
+    );
+    const dispatched = new Promise<{ t: string; d: unknown }>((resolve) =>
+      ws.on(WebSocketShardEvents.Dispatch, (payload) => {
+        if ((payload.t as string) === 'RELATIONSHIP_ADD') resolve(payload as never);
+      }),
+    );
+    await ws.connect();
+    try {
+      await ready;
+      const send = (op: number, d: unknown) => ws.send(0, { op, d } as never);
+      await send(37, { subscriptions: { '1': { typing: true, threads: true, activities: true, member_updates: false } } });
+      await send(3, { status: 'online', since: 0, activities: [], afk: false });
+      await send(14, { guild_id: '1', typing: true });
+      await send(4, { guild_id: null, channel_id: null, self_mute: false, self_deaf: false });
+      await publish('RELATIONSHIP_ADD', userId, { id: userId, type: 1 });
+      expect(await dispatched).toMatchObject({ t: 'RELATIONSHIP_ADD', d: { id: userId, type: 1 } });
+      expect({ closes, readies, resumes }).toEqual({ closes: [], readies: 1, resumes: 0 });
+    } finally {
+      await ws.destroy();
+    }
+  });
+
   it('when @discordjs/ws asks for zlib-stream compression, then it still receives READY', async () => {
     const { token } = await newUser();
     const ws = manager(token, CompressionMethod.ZlibNative);

@@ -85,3 +85,45 @@ describe('applications and guild integrations through the gateway', () => {
     expect((await api('GET', '/applications/abc', { token: owner.token })).json.code).toBe(50035);
   });
 });
+
+describe('streaming integrations through the gateway, on the development providers', () => {
+  it('when a streamer connects Twitch and enables it, then INTEGRATION_CREATE, a managed role, and a sync’s INTEGRATION_UPDATE reach the socket', async () => {
+    const [streamer] = await peopleOnline(1);
+    const guildId = await guildOf(streamer);
+    const start = await api('GET', '/connections/twitch/authorize', { token: streamer.token });
+    expect(start.status).toBe(200);
+    // The development consent page approves at once, as its built-in account.
+    const consent = await fetch(start.json.url as string, { redirect: 'manual' });
+    const back = new URL(consent.headers.get('location')!);
+    const connected = await api('POST', '/connections/twitch/callback', {
+      token: streamer.token,
+      body: { code: back.searchParams.get('code'), state: back.searchParams.get('state') },
+    });
+    expect(connected.status).toBe(200);
+    const accountId = connected.json.id as string;
+    expect((await api('GET', '/users/@me/connections', { token: streamer.token })).json).toEqual([
+      expect.objectContaining({ id: accountId, type: 'twitch' }),
+    ]);
+
+    expect(
+      (await api('POST', `/guilds/${guildId}/integrations`, { token: streamer.token, body: { type: 'streaming_a', id: accountId } }))
+        .status,
+    ).toBe(204);
+    const isCreate = (d: Dispatch) => d.t === 'INTEGRATION_CREATE' && (d.d as Body).guild_id === guildId;
+    await streamer.ws.takeThrough(isCreate);
+    const created = streamer.ws.dispatches().find(isCreate)!.d as Body;
+    expect(created).toMatchObject({ type: 'twitch', account: { id: accountId }, syncing: false, expire_grace_period: 1 });
+    expect(streamer.ws.dispatches().some((d) => d.t === 'GUILD_ROLE_CREATE' && (d.d as { role: Body }).role.id === created.role_id)).toBe(
+      true,
+    );
+
+    expect((await api('POST', `/guilds/${guildId}/integrations/${created.id}/sync`, { token: streamer.token })).status).toBe(204);
+    const isUpdate = (d: Dispatch) => d.t === 'INTEGRATION_UPDATE' && (d.d as Body).id === created.id;
+    await streamer.ws.takeThrough(isUpdate);
+    expect(streamer.ws.dispatches().find(isUpdate)!.d).toMatchObject({ subscriber_count: 1, revoked: false });
+    expect(
+      (await api('PATCH', `/guilds/${guildId}/integrations/${created.id}`, { token: streamer.token, body: { expire_grace_period: 4 } }))
+        .json.code,
+    ).toBe(50035);
+  });
+});

@@ -8,6 +8,7 @@ import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
 import { DevicesService } from './domain/devices.service.js';
+import { StandingService } from './domain/standing/standing.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
 import { GuessLimits } from './domain/guards/guesses.js';
 import { HandoffService } from './domain/handoff.service.js';
@@ -42,6 +43,7 @@ import { GrpcInviteRedeemer } from './grpc/invites.client.js';
 import { accountRoutes } from './http/account.routes.js';
 import { authRoutes } from './http/auth.routes.js';
 import { devicesRoutes } from './http/devices.routes.js';
+import { safetyHubRoutes } from './http/safety-hub.routes.js';
 import { handoffRoutes } from './http/handoff.routes.js';
 import { mfaRoutes } from './http/mfa.routes.js';
 import { phoneRoutes } from './http/phone.routes.js';
@@ -52,6 +54,7 @@ import { settingsRoutes } from './http/settings.routes.js';
 import { webauthnRoutes } from './http/webauthn.routes.js';
 import { AccountStore } from './store/account.store.js';
 import { PgDevices } from './store/devices.store.js';
+import { StandingStore } from './store/standing.store.js';
 import { MfaStore } from './store/mfa.store.js';
 import { RecoveryStore } from './store/recovery.store.js';
 import { RedisBackoffs, RedisTicketStore, RedisTotpSteps, RedisValues, RedisWindows } from './store/redis.store.js';
@@ -72,6 +75,7 @@ function stores({ db, redis, outbox }: Parts) {
     accounts: new AccountStore(db, updates),
     sessions: new SessionsStore(db, outbox),
     devices: new PgDevices(db),
+    standing: new StandingStore(db, outbox),
     knownSources: new PgKnownSources(db),
     mfa: new MfaStore(db, updates),
     sms: new SqlSmsAccountStore(db, updates),
@@ -173,11 +177,12 @@ function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Facto
   const phones = new PhoneVerificationService(s.values, b.limiter, b.sms, logger, (phone) => s.recovery.isBlacklisted(phone));
   const fingerprints = new FingerprintsService(s.values, ids, b.limiter);
   const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger, phones);
-  const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations };
+  const standing = new StandingService(s.standing, s.values, { next: () => String(ids.next()) });
+  const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations, standing };
   const gate = new RegistrationGate(phones, fingerprints);
   const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, gate, invites);
   const usernames = new UsernamesService(s.users, (basis) => accounts.suggestUsername(basis));
-  return { phones, fingerprints, locations, accounts, usernames, handoff: new HandoffService(s.values, s.users, b.sessions) };
+  return { phones, fingerprints, locations, accounts, usernames, standing, handoff: new HandoffService(s.values, s.users, b.sessions) };
 }
 type Entry = ReturnType<typeof entry>;
 
@@ -222,6 +227,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       handoffRoutes(app, e.handoff);
       authRoutes(app, e.accounts, b.sessions);
       devicesRoutes(app, devices);
+      safetyHubRoutes(app, e.standing, s.users);
       settingsRoutes(app, settings);
       const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions });
       webauthnRoutes(app, { webauthn: f.webauthn, guard: f.elevation, passwordless });
@@ -237,7 +243,16 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       addService(
         server,
         AuthService,
-        authGrpc(b.sessions, new UserDirectory(s.users), settings, f.elevation, devices, new BotUsers(s.users, parts.ids)),
+        authGrpc(
+          b.sessions,
+          new UserDirectory(s.users),
+          settings,
+          f.elevation,
+          devices,
+          e.standing,
+          new BotUsers(s.users, parts.ids),
+          s.accounts,
+        ),
         parts.logger,
       );
       return [AuthService.typeName];

@@ -5,6 +5,7 @@ import { gifsModule } from './gifs.module.js';
 import { applicationRoutes } from './http/applications.routes.js';
 import { gifRoutes } from './http/gifs.routes.js';
 import { integrationRoutes } from './http/integrations.routes.js';
+import { streamingRoutes } from './http/streaming.routes.js';
 import { providerErrors } from './http/provider-errors.js';
 import { integrationsModule } from './integrations.module.js';
 import type { IntegrationsDatabase } from './store/schema.js';
@@ -23,12 +24,13 @@ export function startIntegrations(config: IntegrationsConfig, logger?: Logger): 
     ...(logger ? { logger } : {}),
     wire: ({ db, redis, outbox, ids, logger: log }) => {
       const gifs = gifsModule(config, redis, log);
-      const m = integrationsModule(config, { db, outbox, ids, logger: log });
+      const m = integrationsModule(config, { db, redis, outbox, ids, logger: log });
       return {
         routes: (app) => {
           gifRoutes(app, gifs);
           integrationRoutes(app, m.integrations, m.channels);
           applicationRoutes(app, m.applications, m.authorize);
+          streamingRoutes(app, m.streaming, m.connections);
           providerErrors(app);
         },
         closers: m.closers,

@@ -13,6 +13,24 @@ export const integrationsConfigSchema = z.object({
   GUILDS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
   /** Where an OAuth2 authorization sends the user's browser once done (the platform's "authorized" page). */
   OAUTH2_AUTHORIZED_URL: httpUrl.default('http://127.0.0.1:8080/oauth2/authorized'),
+  /**
+   * Streaming platforms: Twitch (Helix and id.twitch.tv) and YouTube (the Data API and Google's
+   * OAuth2). The defaults are the local development server, which speaks them over built-in
+   * accounts; production sets the real URLs and the application's client id and secret.
+   */
+  TWITCH_API_URL: httpUrl.default('http://127.0.0.1:8111'),
+  TWITCH_AUTH_URL: httpUrl.default('http://127.0.0.1:8111'),
+  TWITCH_CLIENT_ID: z.string().min(1).default('kith-development'),
+  TWITCH_CLIENT_SECRET: z.string().min(1).default('development'),
+  YOUTUBE_API_URL: httpUrl.default('http://127.0.0.1:8111'),
+  GOOGLE_ACCOUNTS_URL: httpUrl.default('http://127.0.0.1:8111'),
+  GOOGLE_TOKEN_URL: httpUrl.default('http://127.0.0.1:8111'),
+  GOOGLE_CLIENT_ID: z.string().min(1).default('kith-development'),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).default('development'),
+  /** Where the platforms send a user back with the code of a connection (`/<type>/callback` appended). */
+  CONNECTIONS_REDIRECT_URL: httpUrl.default('http://127.0.0.1:8080/connections'),
+  /** Seals the streaming platforms' tokens at rest (base64 of 32 bytes); unset, a key derived from SERVICE_TOKEN_KEY. */
+  CONNECTION_TOKEN_KEY: z.string().optional(),
   /** The webhooks service (its integration cleanup); unset where it is not deployed. */
   WEBHOOKS_GRPC_ADDR: z.string().optional(),
 

@@ -3,6 +3,16 @@ import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { SocialService } from '@kith/proto/social/v1/social';
 import type { Kysely } from 'kysely';
+import type { Redis } from '@kith/platform';
+import { ConnectionsService } from './domain/streaming/connections.service.js';
+import { StreamingService } from './domain/streaming/streaming.service.js';
+import type { StreamingProvider } from './domain/streaming/ports.js';
+import type { StreamingType } from './domain/integrations/model.js';
+import { TwitchAdapter } from './providers/streaming/twitch.adapter.js';
+import { YouTubeAdapter } from './providers/streaming/youtube.adapter.js';
+import { PgConnections, RedisConnectionStates } from './store/connections.store.js';
+import { TokenSealer } from './store/sealing.js';
+import { PgStreamingStore } from './store/streaming.store.js';
 import type { IntegrationsConfig } from './config.js';
 import { ApplicationsService } from './domain/applications/applications.service.js';
 import { AuthorizeService } from './domain/applications/authorize.service.js';
@@ -16,7 +26,7 @@ import type { IntegrationsDatabase } from './store/schema.js';
 /** Applications, their authorization, and guild and channel integrations, over their stores and peers. */
 export function integrationsModule(
   config: IntegrationsConfig,
-  parts: { db: Kysely<IntegrationsDatabase>; outbox: Outbox; ids: SnowflakeGenerator; logger: Logger },
+  parts: { db: Kysely<IntegrationsDatabase>; redis: Redis; outbox: Outbox; ids: SnowflakeGenerator; logger: Logger },
 ) {
   const auth = createClient(AuthService, config.AUTH_GRPC_ADDR);
   const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR);
@@ -28,7 +38,34 @@ export function integrationsModule(
   const store = new PgIntegrationsStore(parts.db, parts.outbox);
   // The webhooks service's cleanup joins here once it serves gRPC (WEBHOOKS_GRPC_ADDR).
   const integrations = new IntegrationsService(store, applicationsStore, guilds, users, undefined, parts.logger);
+  const http = { timeoutMs: config.PROVIDER_TIMEOUT_MS };
+  const providers = new Map<StreamingType, StreamingProvider>([
+    [
+      'twitch',
+      new TwitchAdapter({
+        ...http,
+        apiUrl: config.TWITCH_API_URL,
+        authUrl: config.TWITCH_AUTH_URL,
+        clientId: config.TWITCH_CLIENT_ID,
+        clientSecret: config.TWITCH_CLIENT_SECRET,
+      }),
+    ],
+    [
+      'youtube',
+      new YouTubeAdapter({
+        ...http,
+        apiUrl: config.YOUTUBE_API_URL,
+        accountsUrl: config.GOOGLE_ACCOUNTS_URL,
+        tokenUrl: config.GOOGLE_TOKEN_URL,
+        clientId: config.GOOGLE_CLIENT_ID,
+        clientSecret: config.GOOGLE_CLIENT_SECRET,
+      }),
+    ],
+  ]);
+  const connections = new PgConnections(parts.db, TokenSealer.fromConfig(config.CONNECTION_TOKEN_KEY, config.SERVICE_TOKEN_KEY));
   return {
+    streaming: new StreamingService(providers, store, new PgStreamingStore(parts.db), connections, guilds, integrations, ids),
+    connections: new ConnectionsService(providers, connections, new RedisConnectionStates(parts.redis), config.CONNECTIONS_REDIRECT_URL),
     integrations,
     channels: new ChannelIntegrationsService(store, guilds, integrations),
     applications: new ApplicationsService(applicationsStore, users, ids),

@@ -26,6 +26,7 @@ import { GrpcAuth } from './grpc/auth.client.js';
 import { GrpcGuilds } from './grpc/guilds.client.js';
 import { GrpcSocial } from './grpc/social.client.js';
 import { gatewayRoutes } from './http/gateway.routes.js';
+import { EventCopiesStore } from './store/event-copies.store.js';
 import { SessionStore } from './store/session.store.js';
 
 export const SERVICE_NAME = 'realtime';
@@ -69,7 +70,7 @@ export async function startRealtime(
     { durableName: consumerName, inactiveThresholdMs: config.EVENTS_CONSUMER_INACTIVE_MS, ackDelayMs: config.EVENTS_ACK_DELAY_MS },
     logger,
   );
-  const delivery = new Delivery(store, consumer, logger);
+  const delivery = new Delivery(store, consumer, logger, new EventCopiesStore(redis, config.EVENTS_DEDUPE_IDS_PER_SERVICE));
   await consumer.start((events) => delivery.deliver(events));
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
   const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);

@@ -46,6 +46,12 @@ const realtimeConfigFields = z
      * much of acknowledging: those events are delivered again and dropped as already sent.
      */
     EVENTS_ACK_DELAY_MS: ms(100),
+    /**
+     * How many of each service's latest event ids are remembered to drop the copies a relay
+     * publishes again after the stream's duplicate window (a copy follows its original within
+     * about two of that service's relay batches, whatever the outage's length).
+     */
+    EVENTS_DEDUPE_IDS_PER_SERVICE: ms(10_000),
     INTERNAL_TOKEN_PUBLIC_KEY: serviceConfig.INTERNAL_TOKEN_PUBLIC_KEY,
     /** Signs realtime's gRPC calls as every process of the deployment does (Ed25519, PKCS8 PEM). */
     SERVICE_TOKEN_KEY: serviceConfig.SERVICE_TOKEN_KEY,

@@ -3,15 +3,20 @@ import { createClient, startService, type Logger, type RunningService } from '@k
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { WebhooksConfig } from './config.js';
+import { AttachmentsService } from './domain/attachments.service.js';
 import { MessagesService } from './domain/messages.service.js';
 import { AesTokenVault } from './domain/webhook.token.js';
 import { WebhooksService } from './domain/webhooks.service.js';
 import { GuildDeletes } from './events/guild-deletes.js';
 import { AuthUsers } from './grpc/auth.users.js';
 import { GrpcGuildDirectory } from './grpc/guilds.directory.js';
+import { attachmentRoutes } from './http/attachments.routes.js';
 import { messageRoutes } from './http/messages.routes.js';
+import { serviceRoutes } from './http/services.routes.js';
 import { webhookRoutes } from './http/webhooks.routes.js';
+import { DiskObjectStore } from './store/disk.objects.js';
 import { PgMessageStore } from './store/messages.store.js';
+import { S3ObjectStore } from './store/s3.objects.js';
 import type { WebhooksDatabase } from './store/schema.js';
 import { PgWebhookStore } from './store/webhooks.store.js';
 
@@ -41,6 +46,19 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         apiUrl: config.PUBLIC_API_URL,
       });
       const messages = new MessagesService({ store: new PgMessageStore(db, outbox), guilds, users, ids });
+      const objects = config.S3_ENDPOINT
+        ? new S3ObjectStore({
+            endpoint: config.S3_ENDPOINT,
+            bucket: config.S3_BUCKET,
+            region: config.S3_REGION,
+            accessKeyId: config.S3_ACCESS_KEY_ID,
+            secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+            forcePathStyle: config.S3_FORCE_PATH_STYLE,
+          })
+        : new DiskObjectStore(config.ATTACHMENTS_DIR);
+      if (objects instanceof S3ObjectStore) await objects.ensureBucket();
+      const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL);
+      const limits = { maxFiles: 10, maxFileBytes: config.MAX_FILE_BYTES, maxRequestBytes: config.MAX_REQUEST_BYTES };
       const deletes = new GuildDeletes(
         nats,
         // One set of consumers per database: the webhooks a deletion removes are that database's.
@@ -52,9 +70,16 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
       return {
         routes: (app) => {
           webhookRoutes(app, webhooks);
-          messageRoutes(app, webhooks, messages, log);
+          messageRoutes(app, { webhooks, messages, attachments, limits, logger: log });
+          serviceRoutes(app, webhooks, messages, log);
+          attachmentRoutes(app, attachments);
         },
-        closers: [async () => deletes.stop(), async () => auth.close(), async () => guildsClient.close()],
+        closers: [
+          async () => deletes.stop(),
+          async () => auth.close(),
+          async () => guildsClient.close(),
+          async () => (objects instanceof S3ObjectStore ? objects.close() : undefined),
+        ],
       };
     },
   });

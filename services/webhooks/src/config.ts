@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { configKeys, loadConfig, serviceConfig } from '@kith/platform';
 
@@ -18,6 +20,36 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_TOKEN_KEY: tokenKey,
   /** The API base clients reach, for a webhook's `url` (`<base>/webhooks/<id>/<token>`). */
   PUBLIC_API_URL: configKeys.url(['http:', 'https:']).default('http://127.0.0.1:8080/api'),
+  /** Where clients fetch attachments (`<url>/attachments/<channel>/<id>/<name>`): the edge serves them from this service. */
+  PUBLIC_CDN_URL: configKeys.url(['http:', 'https:']).default('http://127.0.0.1:8080'),
+  /**
+   * An S3-compatible object store for attachments (its endpoint URL). Unset: a directory on disk
+   * (ATTACHMENTS_DIR), the development default; a deployment with more than one replica sets it.
+   */
+  S3_ENDPOINT: configKeys.url(['http:', 'https:']).optional(),
+  S3_BUCKET: z.string().min(3).default('kith-attachments'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Path-style bucket URLs, as S3-compatible stores want them; `false` for AWS's virtual hosts. */
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** Attachments on disk when no S3_ENDPOINT is set. */
+  ATTACHMENTS_DIR: z.string().default(join(tmpdir(), 'kith-attachments')),
+  /** One file of a message at most (the platform's upload limit). */
+  MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  /** A whole multipart request at most: larger ones are refused (40005) before they are read. */
+  MAX_REQUEST_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
 });
 
 export type WebhooksConfig = z.output<typeof webhooksConfigSchema>;

@@ -58,6 +58,8 @@ export interface LoginExtensions {
     check(user: UserRow, clientIp: string, login: string): Promise<void>;
     record(userId: string, clientIp: string): Promise<void>;
   };
+  /** Account standing: refuses suspended and locked accounts their way, and names required actions. */
+  standing?: { admit(user: UserRow, password: string | undefined): Promise<string[]> };
 }
 
 const DUPLICATE_ERRORS: Record<UniqueField, { code: string; message: string }> = {
@@ -126,12 +128,18 @@ export class AccountsService {
     const undelete = Boolean(input.undelete && this.extensions);
     if (user.deleted_at && !undelete) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
     if (user.disabled_at && !undelete) throw ApiError.of('ACCOUNT_DISABLED');
+    const requiredActions = (await this.extensions?.standing?.admit(user, input.password)) ?? [];
     // With MFA the account is restored only once the second factor passes.
     if (user.mfa_enabled && this.extensions) return this.extensions.challenge(user, undelete);
     await this.extensions?.locations?.check(user, request.clientIp, input.login);
     if (undelete && (user.deleted_at || user.disabled_at)) await this.extensions?.restore(user.id);
     const { token } = await this.sessions.create(user.id, request);
-    return { user_id: user.id, token, user_settings: loginSettings(user) };
+    return {
+      user_id: user.id,
+      token,
+      user_settings: loginSettings(user),
+      ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+    };
   }
 
   async me(userId: string): Promise<UserRow> {

@@ -38,6 +38,10 @@ export interface UserRow {
   created_at: Date;
   disabled_at: Date | null;
   deleted_at: Date | null;
+  /** Standing (migration 0012); absent in rows made by tests that predate it. */
+  suspended_at?: Date | null;
+  locked_at?: Date | null;
+  password_update_required?: boolean;
 }
 
 /** What anyone may see of a user: the partial user object's columns. */

@@ -35,6 +35,28 @@ export class AccountStore implements AccountWrites {
     }
   }
 
+  /**
+   * Sets the premium type billing reports; announces the user only when it changed. Undefined
+   * when no such user exists.
+   */
+  async setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const user = await trx
+        .updateTable('users')
+        .set({ premium_type: premiumType })
+        .where('id', '=', userId)
+        .where('premium_type', '!=', premiumType)
+        .returningAll()
+        .executeTakeFirst();
+      if (user) {
+        await this.updates.announceRow(trx, user);
+        return true;
+      }
+      const exists = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+      return exists ? false : undefined;
+    });
+  }
+
   async disable(userId: string): Promise<void> {
     await this.db
       .updateTable('users')

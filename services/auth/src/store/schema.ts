@@ -33,6 +33,22 @@ export interface UsersTable {
   created_at: Generated<Date>;
   disabled_at: Date | null;
   deleted_at: Date | null;
+  suspended_at: Generated<Date | null>;
+  locked_at: Generated<Date | null>;
+  password_update_required: Generated<boolean>;
+}
+
+export interface ClassificationsTable {
+  id: Id;
+  user_id: Id;
+  action_type: number;
+  description: string;
+  created_at: Generated<Date>;
+  lifted_at: Date | null;
+  appeal_id: ColumnType<string | null, string | null | undefined, string | null>;
+  appeal_status: number | null;
+  appeal_signal: number | null;
+  appeal_input: string | null;
 }
 
 export interface SessionsTable {
@@ -61,6 +77,7 @@ export interface AuthDatabase {
   sessions: SessionsTable;
   user_login_sources: LoginSourcesTable;
   push_devices: PushDevicesTable;
+  classifications: ClassificationsTable;
 }
 
 export interface PushDevicesTable {

@@ -34,18 +34,23 @@ export class SessionsStore implements SessionsPort {
       .execute();
   }
 
-  /** The unrevoked, unexpired session a token hash belongs to, if any. */
+  /** The unrevoked, unexpired session a token hash belongs to, of an account in good standing, if any. */
   findActiveByTokenHash(tokenHash: Buffer): Promise<ActiveSession | undefined> {
-    return this.db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['sessions.id', 'sessions.user_id', 'sessions.last_used_at', 'users.flags', 'users.bot'])
-      .where('sessions.token_hash', '=', tokenHash)
-      .where('sessions.revoked_at', 'is', null)
-      .where('sessions.expires_at', '>', sql<Date>`now()`)
-      .where('users.deleted_at', 'is', null)
-      .where('users.disabled_at', 'is', null)
-      .executeTakeFirst();
+    return (
+      this.db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['sessions.id', 'sessions.user_id', 'sessions.last_used_at', 'users.flags', 'users.bot'])
+        .where('sessions.token_hash', '=', tokenHash)
+        .where('sessions.revoked_at', 'is', null)
+        .where('sessions.expires_at', '>', sql<Date>`now()`)
+        .where('users.deleted_at', 'is', null)
+        .where('users.disabled_at', 'is', null)
+        // A suspended or locked account's tokens open nothing, however they were issued.
+        .where('users.suspended_at', 'is', null)
+        .where('users.locked_at', 'is', null)
+        .executeTakeFirst()
+    );
   }
 
   /** Records use: last-used time slides the idle expiry forward. */

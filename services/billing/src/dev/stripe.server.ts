@@ -26,7 +26,7 @@ interface Intent extends Json {
   amount_received: number;
 }
 
-export type FaultMode = 'down' | 'timeout' | 'error' | 'drop_after_charge';
+export type FaultMode = 'down' | 'timeout' | 'error' | 'drop_after_charge' | 'hang_after_charge';
 interface Fault {
   mode: FaultMode;
   times: number;
@@ -111,6 +111,8 @@ export class StripeServer {
           ? await this.once(key, req, raw, params)
           : this.route(req.method ?? 'GET', url.pathname, params);
       if (fault === 'drop_after_charge') return void req.socket.destroy();
+      // Charged, and the caller never hears back: it may die waiting (tests kill it here).
+      if (fault === 'hang_after_charge') return void (await answer);
       send(res, await answer);
     } catch (err) {
       send(res, stripeError(500, 'api_error', (err as Error).message));
@@ -345,8 +347,8 @@ export class StripeServer {
     }
     if (url.pathname === '/__kith/faults' && req.method === 'POST') {
       const body = JSON.parse(raw || '{}') as { mode?: FaultMode; times?: number; user_id?: string };
-      if (!body.mode || !['down', 'timeout', 'error', 'drop_after_charge'].includes(body.mode))
-        return send(res, { status: 400, body: { error: 'mode must be down, timeout, error or drop_after_charge' } });
+      if (!body.mode || !['down', 'timeout', 'error', 'drop_after_charge', 'hang_after_charge'].includes(body.mode))
+        return send(res, { status: 400, body: { error: 'mode must be down, timeout, error, drop_after_charge or hang_after_charge' } });
       this.injectFault(body.mode, Math.max(1, Math.min(1000, Number(body.times ?? 1))), body.user_id ?? null);
       return send(res, { status: 204, body: {} });
     }

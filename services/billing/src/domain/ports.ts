@@ -10,6 +10,7 @@ import type {
   RenewalMutations,
   Sku,
   Subscription,
+  SubscriptionItem,
   SubscriptionStatus,
 } from './types.js';
 
@@ -153,6 +154,55 @@ export interface NewSubscription {
   slots: string[];
 }
 
+export type SubscriptionPatch = Partial<
+  Pick<
+    Subscription,
+    | 'status'
+    | 'payment_source_id'
+    | 'current_period_start'
+    | 'current_period_end'
+    | 'streak_started_at'
+    | 'canceled_at'
+    | 'renewal_mutations'
+    | 'pause_duration_days'
+    | 'pause_ends_at'
+    | 'failed_renewals'
+    | 'next_action_at'
+  >
+>;
+
+/** A boost slot and, when applied, the guild boost it holds. */
+export interface SlotRecord {
+  id: string;
+  user_id: string;
+  subscription_id: string;
+  canceled: boolean;
+  cooldown_ends_at: Date | null;
+  boost: { id: string; guild_id: string; created_at: Date } | null;
+}
+
+/** One subscription, locked for a change, and what may be written with it in the same transaction. */
+export interface SubscriptionTx {
+  readonly subscription: Subscription;
+  update(patch: SubscriptionPatch): Promise<void>;
+  replaceItems(items: SubscriptionItem[]): Promise<void>;
+  invoice(id: string): Promise<Invoice | undefined>;
+  openInvoice(): Promise<Invoice | undefined>;
+  insertInvoice(invoice: Invoice): Promise<void>;
+  setInvoiceStatus(id: string, status: number): Promise<void>;
+  insertPayment(payment: Payment): Promise<void>;
+  /** The latest payment still waiting at the gateway (a confirmation), if any. */
+  pendingPayment(): Promise<Payment | undefined>;
+  setPayment(id: string, patch: { status: number; error_code?: number | null }): Promise<void>;
+  slots(): Promise<SlotRecord[]>;
+  addSlots(ids: string[]): Promise<void>;
+  /** Removes slots, ending their boosts; returns the guilds that lost one. */
+  removeSlots(ids: string[]): Promise<string[]>;
+  /** Marks a user's premium type or a guild's boost count to be pushed to its service. */
+  markPerks(kind: 'user' | 'guild', id: string): Promise<void>;
+  emit(events: DomainEvent[]): Promise<void>;
+}
+
 export interface SubscriptionStore {
   list(userId: string, query: SubscriptionQuery): Promise<Subscription[]>;
   get(userId: string, id: string): Promise<Subscription | undefined>;
@@ -174,6 +224,13 @@ export interface SubscriptionStore {
   ): Promise<Subscription>;
   /** Writes a purchase the gateway declined: the failed payment, the outcome, its event. */
   failPurchase(userId: string, loadId: string, payment: Payment, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void>;
+
+  /** Runs `fn` with the user's subscription locked; one already being changed is a payment in progress (100031). */
+  change<T>(userId: string, id: string, fn: (tx: SubscriptionTx) => Promise<T>): Promise<T>;
+  /** Runs `fn` on one subscription due by `now` that no other replica holds; false when none is due. */
+  nextDue(now: Date, fn: (tx: SubscriptionTx) => Promise<void>): Promise<boolean>;
+  /** Moves a due subscription's next look to `at` (its handling failed and wrote nothing). */
+  postpone(id: string, at: Date): Promise<void>;
 }
 
 export type { ItemRequest, PricedInvoice, PaymentStatus, RenewalMutations, SubscriptionStatus };

@@ -15,4 +15,9 @@ export class SubscriptionsService {
     if (!subscription) throw billingError('UNKNOWN_SUBSCRIPTION');
     return { subscription, latestInvoice: await this.store.latestInvoice(id) };
   }
+
+  async invoices(userId: string, id: string): Promise<Invoice[]> {
+    if (!(await this.store.get(userId, id))) throw billingError('UNKNOWN_SUBSCRIPTION');
+    return this.store.invoices(id);
+  }
 }

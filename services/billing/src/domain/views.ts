@@ -1,3 +1,4 @@
+import type { SlotRecord } from './ports.js';
 import type { Invoice, Payment, PaymentSource, Plan, Sku, Subscription } from './types.js';
 
 /** The platform's JSON shapes of billing objects (discord-userdoccers: subscription, payment, billing, store). */
@@ -135,5 +136,25 @@ export function skuView(s: Sku) {
     show_age_gate: false,
     dependent_sku_id: null,
     release_date: null,
+  };
+}
+
+/** A boost slot; `premium_guild_subscription` is the guild boost it holds, when applied. */
+export function slotView(slot: SlotRecord, user?: unknown, pauseEndsAt: Date | null = null) {
+  return {
+    id: slot.id,
+    subscription_id: slot.subscription_id,
+    canceled: slot.canceled,
+    cooldown_ends_at: iso(slot.cooldown_ends_at),
+    premium_guild_subscription: slot.boost
+      ? {
+          id: slot.boost.id,
+          user_id: slot.user_id,
+          guild_id: slot.boost.guild_id,
+          ended: false,
+          pause_ends_at: iso(pauseEndsAt),
+          ...(user ? { user } : {}),
+        }
+      : null,
   };
 }

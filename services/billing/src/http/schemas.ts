@@ -94,3 +94,70 @@ export const listingsQuery = z.object({
 });
 
 export const idParam = snowflakeField;
+
+export const modifySubscriptionBody = z.object({
+  items: items.optional(),
+  payment_source_id: snowflakeField.optional(),
+  payment_source_token: z.string().max(1024).optional(),
+  return_url: z.string().max(2048).nullable().optional(),
+  currency: currency.optional(),
+  status: z.number().int().min(0).max(9).optional(),
+  pause_duration: z.number().int().min(1).max(90).optional(),
+  expected_invoice_price: expectedPrice,
+  expected_renewal_price: expectedPrice,
+  purchase_token: z.string().max(1024).optional(),
+  gateway_checkout_context: z
+    .object({ braintree_device_data: z.string().max(4096).nullable().optional() })
+    .nullable()
+    .optional(),
+  load_id: z.string().min(1).max(256).optional(),
+});
+
+export const analyticsQuery = z.object({ location: z.string().max(256).optional(), location_stack: z.string().max(2048).optional() });
+
+export const createPreviewBody = z.object({
+  items,
+  currency: currency.optional(),
+  payment_source_id: snowflakeField.nullable().optional(),
+  trial_id: snowflakeField.nullable().optional(),
+  apply_entitlements: z.boolean().optional(),
+  renewal: z.boolean().optional(),
+  code: z.string().max(256).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const modifyPreviewBody = z.object({
+  items: items.optional(),
+  payment_source_id: snowflakeField.optional(),
+  currency: currency.optional(),
+  apply_entitlements: z.boolean().optional(),
+  renewal: z.boolean().optional(),
+  user_discount_offer_id: snowflakeField.optional(),
+});
+
+export const payInvoiceBody = z
+  .object({
+    payment_source_id: snowflakeField.nullable().optional(),
+    payment_source_token: z.string().max(1024).optional(),
+    currency: currency.optional(),
+    return_url: z.string().max(2048).optional(),
+  })
+  // Required, though null is a value (the subscription's own source).
+  .superRefine((body, ctx) => {
+    if (body.payment_source_id === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payment_source_id'],
+        params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
+        message: 'required',
+      });
+  })
+  .transform((body) => ({ ...body, payment_source_id: body.payment_source_id ?? null }));
+
+export const applyBoostsBody = z.object({
+  user_premium_guild_subscription_slot_ids: z.array(snowflakeField).min(1).max(100),
+  disable_powerup_auto_apply: z.boolean().optional(),
+});
+
+export const appliedQuery = z.object({ paused: queryBoolean });
+export const guildBoostsQuery = z.object({ include_ended: queryBoolean });

@@ -180,4 +180,24 @@ export interface BillingDatabase {
   premium_guild_slots: PremiumGuildSlotsTable;
   guild_boosts: GuildBoostsTable;
   boost_changes: BoostChangesTable;
+  perk_sync: PerkSyncTable;
+  entitlements: EntitlementsTable;
+}
+
+export interface PerkSyncTable {
+  kind: string;
+  target_id: Id;
+  since: Generated<Date>;
+}
+
+export interface EntitlementsTable {
+  id: Id;
+  user_id: Id;
+  sku_id: Id;
+  application_id: Id;
+  subscription_id: Id;
+  type: number;
+  starts_at: Timestamp;
+  ends_at: NullableTimestamp;
+  created_at: Generated<Date>;
 }

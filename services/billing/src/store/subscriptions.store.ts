@@ -1,6 +1,16 @@
 import { sql, type DomainEvent, type Kysely, type Outbox } from '@kith/platform';
 import type { Transaction } from 'kysely';
-import type { Claim, NewSubscription, PurchaseOutcome, SubscriptionQuery, SubscriptionStore } from '../domain/ports.js';
+import { billingError } from '../domain/errors.js';
+import type {
+  Claim,
+  NewSubscription,
+  PurchaseOutcome,
+  SlotRecord,
+  SubscriptionPatch,
+  SubscriptionQuery,
+  SubscriptionStore,
+  SubscriptionTx,
+} from '../domain/ports.js';
 import { SubscriptionStatus, type Invoice, type InvoiceLine, type Payment, type Subscription } from '../domain/types.js';
 import type { BillingDatabase } from './schema.js';
 
@@ -163,6 +173,7 @@ export class PgSubscriptionStore implements SubscriptionStore {
       await this.insertInvoice(trx, userId, created.invoice);
       await this.insertPayment(trx, created.payment);
       await this.insertSlots(trx, userId, created.subscription.id, created.slots);
+      await markPerks(trx, 'user', userId);
       await this.outbox.enqueue(trx, events(subscription));
       return subscription;
     });
@@ -260,6 +271,108 @@ export class PgSubscriptionStore implements SubscriptionStore {
       .execute();
   }
 
+  change<T>(userId: string, id: string, fn: (tx: SubscriptionTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      let rows: SubscriptionRow[];
+      try {
+        ({ rows } = await sql<SubscriptionRow>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s
+          WHERE s.id = ${id} AND s.user_id = ${userId} FOR UPDATE OF s NOWAIT`.execute(trx));
+      } catch (err) {
+        // 55P03 lock_not_available: a payment or change of this subscription is under way.
+        if ((err as { code?: string }).code === '55P03') throw billingError('PAYMENT_IN_PROGRESS');
+        throw err;
+      }
+      if (!rows[0]) throw billingError('UNKNOWN_SUBSCRIPTION');
+      return fn(this.tx(trx, toSubscription(rows[0])));
+    });
+  }
+
+  nextDue(now: Date, fn: (tx: SubscriptionTx) => Promise<void>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // SKIP LOCKED: replicas (and a request changing the subscription) never wait on each other;
+      // a row one of them holds is left to it.
+      const { rows } = await sql<SubscriptionRow>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s
+        WHERE s.next_action_at <= ${now} ORDER BY s.next_action_at LIMIT 1 FOR UPDATE OF s SKIP LOCKED`.execute(trx);
+      if (!rows[0]) return false;
+      await fn(this.tx(trx, toSubscription(rows[0])));
+      return true;
+    });
+  }
+
+  async postpone(id: string, at: Date): Promise<void> {
+    await this.db.updateTable('subscriptions').set({ next_action_at: at }).where('id', '=', id).execute();
+  }
+
+  private tx(trx: Transaction<BillingDatabase>, subscription: Subscription): SubscriptionTx {
+    const id = subscription.id;
+    return {
+      subscription,
+      update: async (patch: SubscriptionPatch) => {
+        const { renewal_mutations, ...rest } = patch;
+        await trx
+          .updateTable('subscriptions')
+          .set({
+            ...rest,
+            ...(renewal_mutations !== undefined ? { renewal_mutations: renewal_mutations ? JSON.stringify(renewal_mutations) : null } : {}),
+            updated_at: new Date(),
+          })
+          .where('id', '=', id)
+          .execute();
+        Object.assign(subscription, patch);
+      },
+      replaceItems: async (items) => {
+        await trx.deleteFrom('subscription_items').where('subscription_id', '=', id).execute();
+        await trx
+          .insertInto('subscription_items')
+          .values(items.map((i) => ({ id: i.id, subscription_id: id, plan_id: i.plan_id, quantity: i.quantity })))
+          .execute();
+        subscription.items = items;
+      },
+      invoice: async (invoiceId) => {
+        const row = await trx
+          .selectFrom('invoices')
+          .selectAll()
+          .where('id', '=', invoiceId)
+          .where('subscription_id', '=', id)
+          .executeTakeFirst();
+        return row && toInvoice(row);
+      },
+      openInvoice: async () => {
+        const row = await trx
+          .selectFrom('invoices')
+          .selectAll()
+          .where('subscription_id', '=', id)
+          .where('status', '=', 1)
+          .orderBy('id', 'desc')
+          .executeTakeFirst();
+        return row && toInvoice(row);
+      },
+      insertInvoice: (invoice) => this.insertInvoice(trx, subscription.user_id, invoice),
+      setInvoiceStatus: async (invoiceId, status) => {
+        await trx.updateTable('invoices').set({ status }).where('id', '=', invoiceId).execute();
+      },
+      insertPayment: (payment) => this.insertPayment(trx, payment),
+      pendingPayment: async () => {
+        const row = await trx
+          .selectFrom('payments')
+          .selectAll()
+          .where('subscription_id', '=', id)
+          .where('status', '=', 0)
+          .orderBy('id', 'desc')
+          .executeTakeFirst();
+        return row && toPayment(row as Payment);
+      },
+      setPayment: async (paymentId, patch) => {
+        await trx.updateTable('payments').set(patch).where('id', '=', paymentId).execute();
+      },
+      slots: () => slotsOf(trx, sql`s.subscription_id = ${id}`),
+      addSlots: (ids) => this.insertSlots(trx, subscription.user_id, id, ids),
+      removeSlots: (ids) => removeSlots(trx, ids),
+      markPerks: (kind, target) => markPerks(trx, kind, target),
+      emit: async (events) => void (await this.outbox.enqueue(trx, events)),
+    };
+  }
+
   /** One user's purchases and subscription changes are made one at a time. */
   protected inUserTx<T>(userId: string, fn: (trx: Transaction<BillingDatabase>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
@@ -267,4 +380,51 @@ export class PgSubscriptionStore implements SubscriptionStore {
       return fn(trx);
     });
   }
+}
+
+/** Slots (with their live boost) matching a condition on `s` (premium_guild_slots). */
+export async function slotsOf(
+  db: Kysely<BillingDatabase> | Transaction<BillingDatabase>,
+  where: ReturnType<typeof sql>,
+): Promise<SlotRecord[]> {
+  const { rows } = await sql<{
+    id: string;
+    user_id: string;
+    subscription_id: string;
+    canceled: boolean;
+    cooldown_ends_at: Date | null;
+    boost_id: string | null;
+    guild_id: string | null;
+    boost_created_at: Date | null;
+  }>`SELECT s.id, s.user_id, s.subscription_id, s.canceled, s.cooldown_ends_at,
+      b.id AS boost_id, b.guild_id, b.created_at AS boost_created_at
+    FROM premium_guild_slots s LEFT JOIN guild_boosts b ON b.slot_id = s.id AND NOT b.ended
+    WHERE ${where} ORDER BY s.id`.execute(db);
+  return rows.map((r) => ({
+    id: r.id,
+    user_id: r.user_id,
+    subscription_id: r.subscription_id,
+    canceled: r.canceled,
+    cooldown_ends_at: r.cooldown_ends_at,
+    boost: r.boost_id ? { id: r.boost_id, guild_id: r.guild_id!, created_at: r.boost_created_at! } : null,
+  }));
+}
+
+export async function removeSlots(trx: Transaction<BillingDatabase>, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const ended = await trx
+    .updateTable('guild_boosts')
+    .set({ ended: true, ended_at: new Date() })
+    .where('slot_id', 'in', ids)
+    .where('ended', '=', false)
+    .returning('guild_id')
+    .execute();
+  await trx.deleteFrom('premium_guild_slots').where('id', 'in', ids).execute();
+  return [...new Set(ended.map((r) => r.guild_id))];
+}
+
+export async function markPerks(trx: Transaction<BillingDatabase>, kind: 'user' | 'guild', target: string): Promise<void> {
+  // A mark made again moves its time: a push that read the value before it does not clear it.
+  await sql`INSERT INTO perk_sync (kind, target_id, since) VALUES (${kind}, ${target}, clock_timestamp())
+    ON CONFLICT (kind, target_id) DO UPDATE SET since = clock_timestamp()`.execute(trx);
 }

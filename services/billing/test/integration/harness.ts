@@ -49,6 +49,10 @@ export class TestClock implements Clock {
   advance(ms: number): void {
     this.offsetMs += ms;
   }
+  /** Back to real time. */
+  reset(): void {
+    this.offsetMs = 0;
+  }
 }
 
 /**
@@ -90,6 +94,8 @@ export async function startBillingStack(env: Record<string, string> = {}): Promi
       STRIPE_SECRET_KEY: STRIPE_KEY,
       PAYMENT_GATEWAY_TIMEOUT_MS: '1500',
       PAYMENT_GATEWAY_RETRIES: '1',
+      // Renewals run when a test says (scheduler.tick()), on the test's clock.
+      RENEWAL_POLL_MS: '3600000',
       ...env,
     }),
     undefined,

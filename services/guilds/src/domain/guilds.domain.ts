@@ -8,6 +8,7 @@ import { MembersService } from './members.service.js';
 import { MembershipService } from './membership.service.js';
 import { PermissionService } from './permission.service.js';
 import type { GuildsStore, IdSource, PermissionChecker, UserDirectory } from './ports.js';
+import { ManagedRolesService } from './managed-roles.service.js';
 import { RolesService } from './roles.service.js';
 
 export interface GuildsPorts {
@@ -30,6 +31,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     members: new MembersService(store, users, membership),
     lookups: new LookupService(store, users, dms),
     permissions: new PermissionService(checker),
+    managedRoles: new ManagedRolesService(store, ids, channelService, users),
   };
 }
 

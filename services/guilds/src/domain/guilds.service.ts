@@ -161,6 +161,22 @@ export class GuildsService {
     });
   }
 
+  /**
+   * The boost count billing reports, and the premium tier it reaches (2, 7 and 14 boosts); the
+   * guild's members hear GUILD_UPDATE when either changed.
+   */
+  async setPremiumSubscriptionCount(guildId: string, count: number): Promise<{ tier: number; changed: boolean }> {
+    return this.store.transaction(async (tx) => {
+      const locked = await tx.guilds.lock(guildId);
+      if (!locked) throw ApiError.of('UNKNOWN_GUILD');
+      const tier = premiumTierOf(count);
+      if (locked.premium_subscription_count === count && locked.premium_tier === tier) return { tier, changed: false };
+      const guild = await tx.guilds.update(guildId, { premium_subscription_count: count, premium_tier: tier });
+      await tx.emit([{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: renderGuild(guild, await tx.roles.list(guildId)) }]);
+      return { tier, changed: true };
+    });
+  }
+
   /** Owner only. Members hear GUILD_DELETE while they are still members (the rows go after). */
   async delete(userId: string, guildId: string): Promise<void> {
     await this.store.transaction(async (tx) => {
@@ -199,4 +215,9 @@ export class GuildsService {
     if (outcome === 'owner') throw guildErrors.ownerCannotLeave();
     if (outcome !== 'removed') throw ApiError.of('UNKNOWN_GUILD');
   }
+}
+
+/** The platform's boost tiers: 2 boosts for tier 1, 7 for tier 2, 14 for tier 3. */
+export function premiumTierOf(count: number): number {
+  return count >= 14 ? 3 : count >= 7 ? 2 : count >= 2 ? 1 : 0;
 }

@@ -27,6 +27,9 @@ export interface GuildRecord {
   preferred_locale: string;
   features: string[];
   premium_progress_bar_enabled: boolean;
+  /** Boosts applied to the guild (billing reports them) and the tier they reach. */
+  premium_subscription_count: number;
+  premium_tier: number;
   member_count: number;
   created_at: Date;
 }
@@ -52,7 +55,7 @@ export interface RoleRecord {
 
 type RoleSettable = Partial<Pick<RoleRecord, 'name' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>>;
 export type RoleColumns = RoleSettable & { permissions?: bigint };
-export type NewRole = RoleSettable & Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position'> & { permissions: bigint };
+export type NewRole = RoleSettable & Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position'> & { permissions: bigint; managed?: boolean };
 
 /** A member, with their role ids (without `@everyone`, whose id is the guild's). */
 export interface MemberRecord {

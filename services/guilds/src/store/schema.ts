@@ -31,6 +31,8 @@ export interface GuildsTable {
   preferred_locale: Generated<string>;
   features: Generated<string[]>;
   premium_progress_bar_enabled: Generated<boolean>;
+  premium_subscription_count: Generated<number>;
+  premium_tier: Generated<number>;
   member_count: Generated<number>;
   created_at: Generated<Date>;
 }

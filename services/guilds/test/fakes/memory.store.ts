@@ -108,6 +108,8 @@ function guildRepository(s: () => State): GuildRepository {
         preferred_locale: 'en-US',
         premium_progress_bar_enabled: false,
         ...guild,
+        premium_subscription_count: guild.premium_subscription_count ?? 0,
+        premium_tier: guild.premium_tier ?? 0,
         features: [],
         member_count: 0,
         created_at: new Date(),

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { CATEGORIES, matching, suggestionsFor, TRENDING_TERMS, CATALOGUE } from './gif-catalogue.js';
 import { byId, giphyGif, klipyItem, tenorResult } from './gif-formats.js';
 import { animatedGif, colourOf } from './gif-image.js';
+import type { StreamingStandIn } from './streaming-providers.js';
 
 export type DevGifProvider = 'tenor' | 'giphy' | 'klipy';
 
@@ -19,6 +20,8 @@ export interface Misbehaviour {
 export interface GifProvidersServerOptions {
   /** Each provider's accepted key; any key is accepted for a provider not named. */
   keys?: Partial<Record<DevGifProvider, string>>;
+  /** The streaming platforms' APIs, served on the same port. */
+  streaming?: StreamingStandIn;
 }
 
 type Query = URLSearchParams;
@@ -68,6 +71,7 @@ export class GifProvidersServer {
     const url = new URL(req.url ?? '/', 'http://local');
     if (url.pathname === '/healthz') return send(res, { status: 200, body: { status: 'ok' } });
     if (url.pathname.startsWith('/media/')) return this.media(url.pathname, res);
+    if (this.options.streaming && (await this.options.streaming.handle(req, url, res))) return;
     const routed = this.route(url.pathname, url.searchParams);
     if (!routed) return send(res, { status: 404, body: { message: 'Not Found' } });
     this.requests.push({ provider: routed.provider, path: routed.path, query: url.searchParams });

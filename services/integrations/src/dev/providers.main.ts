@@ -1,6 +1,7 @@
 import { createLogger, onShutdown } from '@kith/platform';
 import { GifProvidersServer } from './gif-providers.server.js';
 import { loadDevProvidersConfig } from './providers.config.js';
+import { StreamingStandIn } from './streaming-providers.js';
 
 /*
  * The local development providers `npm start` runs: GIF providers (Tenor, GIPHY, KLIPY) and
@@ -9,7 +10,7 @@ import { loadDevProvidersConfig } from './providers.config.js';
  */
 const config = loadDevProvidersConfig();
 const logger = createLogger('providers', config.LOG_LEVEL);
-const gifs = new GifProvidersServer();
+const gifs = new GifProvidersServer({ streaming: new StreamingStandIn() });
 const gifUrl = await gifs.listen(config.GIF_PROVIDERS_PORT, config.HOST, config.GIF_PROVIDERS_PUBLIC_URL);
 logger.info({ gifs: gifUrl }, 'development providers listening');
 onShutdown(logger, [() => gifs.close()]);

@@ -1,4 +1,4 @@
-import type { ContractUser, ServiceClient } from '@kith/platform';
+import { ApiError, type ContractUser, type ServiceClient } from '@kith/platform';
 import type { AuthService } from '@kith/proto/auth/v1/auth';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { SocialService } from '@kith/proto/social/v1/social';
@@ -30,8 +30,24 @@ export class GrpcGuilds implements GuildsPort {
     return { member, allowed };
   }
 
-  async addMember(guildId: string, userId: string): Promise<number> {
-    return (await this.guilds.addMember({ guildId, userId })).errorCode;
+  async addMember(guildId: string, userId: string, roleIds: string[] = []): Promise<number> {
+    return (await this.guilds.addMember({ guildId, userId, roleIds })).errorCode;
+  }
+
+  async createManagedRole(guildId: string, name: string): Promise<string> {
+    const { errorCode, role } = await this.guilds.createManagedRole({ guildId, name });
+    if (errorCode === 10004) throw ApiError.of('UNKNOWN_GUILD');
+    if (errorCode !== 0 || !role) throw new ApiError(400, { code: errorCode, message: 'Maximum number of guild roles reached (250)' });
+    return role.id;
+  }
+
+  async deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
+    return (await this.guilds.deleteManagedRole({ guildId, roleId })).deleted;
+  }
+
+  async setManagedRole(guildId: string, userId: string, roleId: string, present: boolean) {
+    const { member, changed } = await this.guilds.setManagedRole({ guildId, userId, roleId, present });
+    return { member, changed };
   }
 
   async removeMember(guildId: string, userId: string): Promise<boolean> {

@@ -93,3 +93,45 @@ export const authorizeBody = z.object({
   permissions: z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]).optional(),
   integration_type: z.number().int().min(0).max(1).optional(),
 });
+
+/** The spec's neutral names stand for the platform's real ones. */
+const STREAMING_NAMES: Record<string, 'twitch' | 'youtube'> = {
+  twitch: 'twitch',
+  youtube: 'youtube',
+  streaming_a: 'twitch',
+  streaming_b: 'youtube',
+};
+
+export const streamingType = z.string().transform((value, ctx) => {
+  const type = STREAMING_NAMES[value];
+  if (type) return type;
+  ctx.addIssue({
+    code: 'custom',
+    message: 'unsupported type',
+    params: {
+      code: 'BASE_TYPE_CHOICES',
+      message: 'Value must be one of (twitch, youtube); only streaming integrations can be enabled here.',
+    },
+  });
+  return z.NEVER;
+});
+
+export const createIntegrationBody = z.object({ type: streamingType, id: lengthString(1, 100) });
+
+/** An integer that must be one of `values` (BASE_TYPE_CHOICES otherwise). */
+const oneOf = (values: readonly number[]) =>
+  z
+    .number()
+    .int()
+    .refine((v) => values.includes(v), { params: { code: 'BASE_TYPE_CHOICES', message: `Value must be one of (${values.join(', ')}).` } });
+
+export const modifyIntegrationBody = z.object({
+  expire_behavior: oneOf([0, 1]).optional(),
+  expire_grace_period: oneOf([1, 3, 7, 14, 30]).optional(),
+  enable_emoticons: z.boolean().optional(),
+});
+
+export const integrationParams = z.object({ integration_id: snowflakeField });
+export const connectionTypeParams = z.object({ type: streamingType });
+export const connectionParams = z.object({ type: streamingType, account_id: lengthString(1, 100) });
+export const callbackBody = z.object({ code: lengthString(1, 512), state: lengthString(1, 128) });

@@ -62,6 +62,18 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     this.calls.push(`removeMember ${guildId} ${userId}`);
     return Promise.resolve(this.members.get(guildId)?.delete(userId) ?? false);
   }
+  createManagedRole(guildId: string): Promise<string> {
+    this.calls.push(`createManagedRole ${guildId}`);
+    return Promise.resolve('777');
+  }
+  deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
+    this.calls.push(`deleteManagedRole ${guildId} ${roleId}`);
+    return Promise.resolve(true);
+  }
+  setManagedRole(guildId: string, userId: string, roleId: string, present: boolean) {
+    this.calls.push(`setManagedRole ${guildId} ${userId} ${roleId} ${present}`);
+    return Promise.resolve({ member: true, changed: true });
+  }
   channel(): Promise<PrivateChannel | undefined> {
     return Promise.resolve(undefined);
   }

@@ -31,6 +31,7 @@ import { socialConfigSchema } from '../../../social/src/config.js';
 import { startIntegrations, type RunningIntegrations } from '../../src/app.js';
 import { integrationsConfigSchema } from '../../src/config.js';
 import { GifProvidersServer } from '../../src/dev/gif-providers.server.js';
+import { StreamingStandIn } from '../../src/dev/streaming-providers.js';
 import type { IntegrationsDatabase } from '../../src/store/schema.js';
 
 export { stopAll, type Answer };
@@ -52,6 +53,7 @@ export interface IntegrationsStack {
   social: RunningSocial;
   integrations: RunningIntegrations;
   gifs: GifProvidersServer;
+  streaming: StreamingStandIn;
   gateway: Awaited<ReturnType<typeof startTestGateway>>;
   base: string;
   db: Kysely<IntegrationsDatabase>;
@@ -74,7 +76,11 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
   };
   const guilds = await startGuilds(guildsConfigSchema.parse(common));
   const social = await startSocial(socialConfigSchema.parse({ ...common, GUILDS_GRPC_ADDR: `127.0.0.1:${guilds.grpcPort}` }));
-  const gifs = new GifProvidersServer({ keys: { tenor: 'tenor-key', giphy: 'giphy-key', klipy: 'klipy-key' } });
+  const streaming = new StreamingStandIn({
+    twitch: { id: 'twitch-client', secret: 'twitch-secret' },
+    youtube: { id: 'google-client', secret: 'google-secret' },
+  });
+  const gifs = new GifProvidersServer({ keys: { tenor: 'tenor-key', giphy: 'giphy-key', klipy: 'klipy-key' }, streaming });
   const gifUrl = await gifs.listen();
   const integrations = await startIntegrations(
     integrationsConfigSchema.parse({
@@ -87,6 +93,15 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
       GIPHY_API_KEY: 'giphy-key',
       KLIPY_API_URL: gifUrl,
       KLIPY_API_KEY: 'klipy-key',
+      TWITCH_API_URL: gifUrl,
+      TWITCH_AUTH_URL: gifUrl,
+      TWITCH_CLIENT_ID: 'twitch-client',
+      TWITCH_CLIENT_SECRET: 'twitch-secret',
+      YOUTUBE_API_URL: gifUrl,
+      GOOGLE_ACCOUNTS_URL: gifUrl,
+      GOOGLE_TOKEN_URL: gifUrl,
+      GOOGLE_CLIENT_ID: 'google-client',
+      GOOGLE_CLIENT_SECRET: 'google-secret',
       // Every test run starts with a cold cache: the keys of one run are not another's.
       REDIS_PREFIX: `${unique('kith_test')}:integrations:`,
       ...env,
@@ -104,7 +119,21 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
   const nats = await connect({ servers: under.stores.NATS_URL });
   const guildsGrpc = createClient(GuildsService, `127.0.0.1:${guilds.grpcPort}`, 5000);
   const authGrpc = createClient(AuthService, `127.0.0.1:${under.auth.grpcPort}`, 5000);
-  return { under, guilds, social, integrations, gifs, gateway, base: gateway.base, db, nats, guildsGrpc, authGrpc, startedAt: new Date() };
+  return {
+    under,
+    guilds,
+    social,
+    integrations,
+    gifs,
+    streaming,
+    gateway,
+    base: gateway.base,
+    db,
+    nats,
+    guildsGrpc,
+    authGrpc,
+    startedAt: new Date(),
+  };
 }
 
 export async function stopIntegrationsStack(stack: IntegrationsStack | undefined): Promise<void> {

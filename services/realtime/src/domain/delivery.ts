@@ -2,7 +2,7 @@ import type { EventEnvelope, Logger } from '@kith/platform';
 import { Close, dispatchFrame } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import { audienceIncludes, membershipChange } from './membership.js';
-import type { FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
+import type { EventCopiesPort, FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
 
 /**
  * The identified connections of this process, by user, by guild and by session, and the one path
@@ -26,7 +26,14 @@ export class Delivery {
     private readonly store: SessionStorePort,
     private readonly position: StreamPosition,
     private readonly logger: Logger,
+    /** Drops the copies of events a relay published again; without it every message is an event. */
+    private readonly copies: EventCopiesPort = { firstCopies: async (events) => [...events] },
   ) {}
+
+  /** The stream events that are not copies of earlier ones (for a replay, as for live dispatch). */
+  firstCopies(events: readonly StreamEvent[]): Promise<StreamEvent[]> {
+    return this.copies.firstCopies(events);
+  }
 
   get size(): number {
     return this.bySession.size;
@@ -78,6 +85,18 @@ export class Delivery {
     if (!conn.ended) this.track(this.store.touch(session.id, conn.id, caughtUp));
   }
 
+  /**
+   * The client is done with its session (it closed with 1000 or 1001): forgotten, unless a
+   * connection elsewhere has resumed it meanwhile.
+   */
+  end(conn: GatewayConnection): void {
+    const session = conn.session;
+    if (!session) return;
+    conn.ended = true;
+    this.release(conn);
+    this.track(this.store.end(session.id, conn.id));
+  }
+
   /** Keeps a live session's resume window open (on each heartbeat). */
   touch(conn: GatewayConnection): void {
     if (conn.session && conn.pending === null) this.track(this.store.touch(conn.session.id, conn.id, this.caughtUpTo(conn)));
@@ -95,7 +114,8 @@ export class Delivery {
    * dispatched on its own, so the routing of what follows sees the change. Throws if the store
    * fails, once the frames that were recorded have been sent: a retry sends the rest, nothing twice.
    */
-  async deliver(events: readonly StreamEvent[]): Promise<void> {
+  async deliver(stream: readonly StreamEvent[]): Promise<void> {
+    const events = await this.copies.firstCopies(stream);
     let run: StreamEvent[] = [];
     for (const item of events) {
       if (!changesRouting(item.event)) {

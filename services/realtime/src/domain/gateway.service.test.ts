@@ -90,6 +90,22 @@ const loggedOutAfterFirstCheck = (): AuthPort => {
 };
 
 describe('GatewayService', () => {
+  it('when the client closes with 1000 or 1001, then its session ends; with another code, then it is kept to resume', async () => {
+    for (const [code, ends] of [
+      [1000, true],
+      [1001, true],
+      [1006, false],
+      [4200, false],
+    ] as const) {
+      const { gateway, connect, send, ended } = setup();
+      const { conn } = connect();
+      await send(conn, 2, { token: 'good', properties: {} });
+      gateway.closed(conn, code);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ended).toHaveLength(ends ? 1 : 0);
+    }
+  });
+
   it('when the token is logged out after Identify checked it, then the connection closes with 4004 before READY', async () => {
     const { connect, send, delivery } = setup({ auth: loggedOutAfterFirstCheck() });
     const { conn, transport } = connect();

@@ -1,10 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@kith/platform';
-import { Close, Op, bareToken, decodeFrame, dispatchFrame, identifyData, isKnownOp, opFrame, resumeData } from '../gateway/protocol.js';
+import {
+  Close,
+  Op,
+  QOS_HEARTBEAT,
+  SESSION_ENDING_CLOSES,
+  bareToken,
+  decodeFrame,
+  dispatchFrame,
+  identifyData,
+  isKnownOp,
+  opFrame,
+  resumeData,
+} from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import type { Delivery } from './delivery.js';
 import { audienceIncludes } from './membership.js';
-import type { AuthPort, EventLogPort, GuildsPort, ReadyGuilds, SessionStorePort, SocialPort, StreamPosition, TokenOwner } from './ports.js';
+import type {
+  AuthPort,
+  EventLogPort,
+  GuildsPort,
+  ReadyGuilds,
+  SessionStorePort,
+  SocialPort,
+  StreamEvent,
+  StreamPosition,
+  TokenOwner,
+} from './ports.js';
 import { readyPayload } from './ready.js';
 
 export interface GatewayOptions {
@@ -56,11 +78,17 @@ export class GatewayService {
     conn.send(opFrame(Op.Hello, { heartbeat_interval: this.deps.options.heartbeatIntervalMs }));
   }
 
-  /** The socket is gone, whoever closed it. */
-  closed(conn: GatewayConnection): void {
+  /**
+   * The socket is gone, whoever closed it; `code` is the one it closed with. A client that closes
+   * with 1000 or 1001 is done with its session: a later resume of it gets op 9. Any other close
+   * (a dropped network, a client going to resume) keeps it resumable.
+   */
+  closed(conn: GatewayConnection, code?: number): void {
     this.conns.delete(conn);
+    const byClient = conn.open;
     conn.phase = 'closed';
-    this.deps.delivery.release(conn);
+    if (byClient && code !== undefined && SESSION_ENDING_CLOSES.has(code)) this.deps.delivery.end(conn);
+    else this.deps.delivery.release(conn);
   }
 
   /** Ends the connection with a close code, recording where its session got. */
@@ -76,6 +104,7 @@ export class GatewayService {
     if (!frame) return this.close(conn, Close.DecodeError);
     switch (frame.op) {
       case Op.Heartbeat:
+      case QOS_HEARTBEAT:
         conn.lastBeatAt = this.now();
         conn.send(opFrame(Op.HeartbeatAck, null));
         if (conn.phase === 'ready') this.deps.delivery.touch(conn);
@@ -88,8 +117,8 @@ export class GatewayService {
         return this.guard(conn, () => this.resume(conn, frame.d));
     }
     if (!isKnownOp(frame.op)) return this.close(conn, Close.UnknownOpcode);
-    // Presence, voice state and member requests: accepted once identified, nothing to act on yet.
     if (conn.phase !== 'ready') return this.close(conn, Close.NotAuthenticated);
+    // Every other documented opcode is accepted; those Kith keeps no state for are ignored.
   }
 
   /** Closes connections whose heartbeat is overdue. One pass over all of them, instead of a timer each. */
@@ -219,9 +248,12 @@ export class GatewayService {
     }
     for (const frame of claim.frames) conn.send(frame);
     if (last > conn.streamSeq) {
-      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => {
+      const missed: StreamEvent[] = [];
+      await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => void missed.push({ event, streamSeq }));
+      // In stream order, checking each audience against the guilds the events before it left.
+      for (const { event, streamSeq } of await delivery.firstCopies(missed)) {
         if (audienceIncludes(event.audience, account.userId, conn.guilds)) await delivery.deliverTo(conn, event, streamSeq);
-      });
+      }
     }
     if (!conn.open) return;
     conn.streamSeq = Math.max(conn.streamSeq, last);

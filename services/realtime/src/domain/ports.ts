@@ -80,8 +80,8 @@ export interface SessionStorePort {
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
   claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult>;
-  /** Forgets the session: it can no longer be resumed. */
-  end(sessionId: string): Promise<void>;
+  /** Forgets the session: it can no longer be resumed. With `owner`, only while that connection owns it. */
+  end(sessionId: string, owner?: string): Promise<void>;
 }
 
 /** The event stream itself, read from any position still retained. */
@@ -96,6 +96,15 @@ export interface EventLogPort {
 export interface StreamEvent {
   event: EventEnvelope;
   streamSeq: number;
+}
+
+/**
+ * Tells the first stream message of each event from the copies a relay published again after the
+ * stream's duplicate window: one event, one dispatch, whatever the outage.
+ */
+export interface EventCopiesPort {
+  /** The events, in order, without those whose id an earlier stream position already carried. */
+  firstCopies(events: readonly StreamEvent[]): Promise<StreamEvent[]>;
 }
 
 /** How far this replica's own consumer has got in the stream. */

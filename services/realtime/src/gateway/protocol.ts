@@ -41,16 +41,22 @@ export const CLOSE_REASONS: Record<number, string> = {
   [Close.Superseded]: 'Session resumed elsewhere.',
 };
 
-/** Ops a client may send once identified; presence, voice and member requests are accepted and not acted on yet. */
-const ACCEPTED_OPS = new Set<number>([
-  Op.Heartbeat,
-  Op.Identify,
-  Op.PresenceUpdate,
-  Op.VoiceStateUpdate,
-  Op.Resume,
-  Op.RequestGuildMembers,
+/**
+ * Every opcode the platform defines for clients to send. Heartbeat (and QoS Heartbeat), Identify
+ * and Resume are answered; the others are accepted once identified, and those Kith has nothing
+ * for (voice, streams, subscriptions, lazy guild requests…) are then ignored. Any other opcode
+ * closes the connection with 4001.
+ */
+const CLIENT_OPS = new Set<number>([
+  1, 2, 3, 4, 5, 6, 8, 13, 14, 17, 18, 19, 20, 21, 22, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
 ]);
-export const isKnownOp = (op: number): boolean => ACCEPTED_OPS.has(op);
+export const isKnownOp = (op: number): boolean => CLIENT_OPS.has(op);
+
+/** Op 40 QoS Heartbeat keeps the connection alive as op 1 does. */
+export const QOS_HEARTBEAT = 40;
+
+/** A client closing with these ends its session: nothing is kept to resume. */
+export const SESSION_ENDING_CLOSES: ReadonlySet<number> = new Set([1000, 1001]);
 
 const frame = z.object({ op: z.number().int(), d: z.unknown().optional() });
 

@@ -71,7 +71,7 @@ export function attachGatewaySockets(server: Server, gateway: GatewayService, lo
       ws.once('close', (code) => {
         sockets.delete(ws);
         transport.dispose();
-        gateway.closed(conn);
+        gateway.closed(conn, code);
         if (logger.isLevelEnabled('info')) logger.info({ conn: conn.id, code, ms: Date.now() - opened }, 'socket closed');
       });
       gateway.open(conn);

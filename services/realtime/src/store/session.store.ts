@@ -57,7 +57,12 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[6])
 return {'ok', s[2], s[3], redis.call('LRANGE', KEYS[2], n - (seq - c), -1), redis.call('SMEMBERS', KEYS[3])}`;
 
+const END = `
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])`;
+
 interface SessionCommands {
+  sessionEnd(hash: string, frames: string, guilds: string, owner: string): Promise<number>;
   sessionAppend(
     hash: string,
     frames: string,
@@ -99,6 +104,7 @@ export class SessionStore implements SessionStorePort {
     redis.defineCommand('sessionAppend', { numberOfKeys: 3, lua: APPEND });
     redis.defineCommand('sessionTouch', { numberOfKeys: 3, lua: TOUCH });
     redis.defineCommand('sessionClaim', { numberOfKeys: 3, lua: CLAIM });
+    redis.defineCommand('sessionEnd', { numberOfKeys: 3, lua: END });
     this.commands = redis as unknown as SessionCommands;
   }
 
@@ -151,8 +157,9 @@ export class SessionStore implements SessionStorePort {
     return { status: 'ok', seq: Number(seq), streamSeq: Number(streamSeq), frames: sent ?? [], guildIds: guildIds ?? [] };
   }
 
-  async end(sessionId: string): Promise<void> {
-    await this.redis.del(...keys(sessionId));
+  async end(sessionId: string, owner?: string): Promise<void> {
+    if (owner === undefined) await this.redis.del(...keys(sessionId));
+    else await this.commands.sessionEnd(...keys(sessionId), owner);
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway.client.js';
-import { newUser, startStack, startTestRealtime, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
+import { newUser, publishEvent, startStack, startTestRealtime, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
 
 let stack: Stack;
 let realtime: RealtimeUnderTest;
@@ -148,11 +148,32 @@ describe('protocol failures', () => {
     expect(await closeCodeAfter((c) => c.send(2, { properties: {} }))).toBe(4002);
   });
 
-  it('when an identified client sends an unknown opcode, then 4001', async () => {
+  for (const op of [12, 15, 44, 99]) {
+    it(`when an identified client sends op ${op}, which the platform does not define, then 4001`, async () => {
+      const user = await newUser(stack);
+      const { client } = await GatewayClient.ready(realtime.url, user.token);
+      client.send(op, null);
+      expect((await client.closed).code).toBe(4001);
+    });
+  }
+
+  it('when an identified client sends every documented client opcode, then it stays connected and keeps getting its events', async () => {
     const user = await newUser(stack);
     const { client } = await GatewayClient.ready(realtime.url, user.token);
-    client.send(99, null);
-    expect((await client.closed).code).toBe(4001);
+    // Guild subscriptions as a user-account client sends them right after READY, then the rest.
+    client.send(37, { subscriptions: { '1': { typing: true, activities: true, threads: true, channels: { '2': [[0, 99]] } } } });
+    client.send(14, { guild_id: '1', typing: true, channels: {} });
+    client.send(4, { guild_id: null, channel_id: null, self_mute: false, self_deaf: false });
+    for (const op of [5, 13, 17, 18, 19, 20, 21, 22, 28, 29, 30, 31, 32, 33, 34, 35, 36, 38, 39, 41, 42, 43]) client.send(op, {});
+    client.send(40, { seq: 1, qos: { ver: 26, active: true, reasons: ['foregrounded'] } });
+    expect(await client.next((f) => f.op === 11)).toMatchObject({ op: 11 });
+    await publishEvent(stack, { name: 'RELATIONSHIP_ADD', users: [user.userId], data: { after: 'ops' } });
+    expect(await client.next((f) => f.t === 'RELATIONSHIP_ADD')).toEqual({ op: 0, t: 'RELATIONSHIP_ADD', s: 2, d: { after: 'ops' } });
+    client.close();
+  });
+
+  it('when a client sends a guild subscription before identifying, then 4003', async () => {
+    expect(await closeCodeAfter((c) => c.send(37, { subscriptions: {} }))).toBe(4003);
   });
 
   it('when an identified client sends a presence update, then it stays connected', async () => {

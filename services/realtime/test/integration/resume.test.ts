@@ -133,6 +133,37 @@ describe('Resume', () => {
   });
 });
 
+describe('how a client closes', () => {
+  it('when a client closes with 1000 or 1001, then its session is over: a resume gets op 9', async () => {
+    for (const code of [1000, 1001]) {
+      const user = await newUser(stack);
+      const { client, ready } = await GatewayClient.ready(first.url, user.token);
+      client.ws.close(code);
+      await client.closed;
+      const back = await GatewayClient.connect(second.url);
+      back.send(6, { token: user.token, session_id: ready.session_id, seq: 1 });
+      expect(await back.next((f) => f.op === 9)).toMatchObject({ op: 9, d: false });
+      back.close();
+    }
+  });
+
+  it('when a client closes with another code (as a client about to resume does), then the session resumes', async () => {
+    const user = await newUser(stack);
+    const { client, ready } = await GatewayClient.ready(first.url, user.token);
+    client.ws.close(4200);
+    await client.closed;
+    await publishEvent(stack, { name: 'RELATIONSHIP_ADD', users: [user.userId], data: { missed: true } });
+    const back = await GatewayClient.connect(second.url);
+    back.send(6, { token: user.token, session_id: ready.session_id, seq: 1 });
+    await back.next((f) => f.t === 'RESUMED');
+    expect(back.dispatches().map((f) => [f.t, f.s])).toEqual([
+      ['RELATIONSHIP_ADD', 2],
+      ['RESUMED', null],
+    ]);
+    back.close();
+  });
+});
+
 describe('Resume refused', () => {
   it('when the session id is unknown, then op 9 Invalid Session (false) and the connection may identify', async () => {
     const user = await newUser(stack);

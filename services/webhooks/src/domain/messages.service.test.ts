@@ -88,7 +88,7 @@ describe('MessagesService', () => {
 
   it('when edited, then content and mentions are rebuilt, attachments keep only the listed ones, and MESSAGE_UPDATE follows', async () => {
     const { store, messages, webhook } = await world();
-    const file = { id: '0', filename: 'a.txt', size: 1, url: 'u', proxy_url: 'u' };
+    const file = { index: '0', key: 'k', attachment: { id: '77', filename: 'a.txt', size: 1, url: 'u', proxy_url: 'u' } };
     const sent = await (await messages.prepare(webhook, input({ content: '<@11>' }), { files: [file] })).commit();
     const edited = await messages.edit(webhook, sent.id as string, { content: 'plain', attachments: [] });
     expect(edited).toMatchObject({ content: 'plain', mentions: [], attachments: [] });

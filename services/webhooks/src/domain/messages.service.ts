@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, type DomainEvent, type SnowflakeGenerator } from '@kith/platform';
+import { safeFilename, type UploadedFile } from './attachments.service.js';
 import { allowedMentionsConflict, parseMentions } from './mentions.js';
 import {
   checkEmbedTotal,
@@ -27,7 +28,9 @@ export interface ExecuteOptions {
   threadId?: string | undefined;
   withComponents?: boolean;
   /** Files uploaded with the request, already stored. */
-  files?: AttachmentView[];
+  files?: UploadedFile[];
+  /** A post in another service's format (Execute Service Webhook): not into a forum or media channel itself. */
+  service?: boolean;
 }
 
 /** A message ready to be saved: the checks are done, `commit` writes it and its event. */
@@ -55,7 +58,7 @@ export class MessagesService {
     const attachments = describeFiles(files, input.attachments);
     const empty = !input.content && !input.embeds?.length && attachments.length === 0 && !input.poll && components.length === 0;
     if (empty) throw ApiError.of('EMPTY_MESSAGE');
-    const target = await this.target(webhook, input, opts.threadId);
+    const target = await this.target(webhook, input, opts.threadId, opts.service ?? false);
     const content = input.content ?? '';
     const mentions = await this.mentions(webhook.guildId, content, input.allowed_mentions);
     const now = new Date();
@@ -149,10 +152,12 @@ export class MessagesService {
     webhook: WebhookRecord,
     input: ExecuteInput,
     threadId: string | undefined,
+    service: boolean,
   ): Promise<{ channelId: string; unarchive?: () => Promise<void>; create?: (m: MessageRecord) => Promise<void> }> {
     const channel = await this.deps.guilds.channel(webhook.channelId);
     if (!channel) throw ApiError.of('UNKNOWN_CHANNEL');
     const threadOnly = THREAD_ONLY_TYPES.has(channel.type);
+    if (service && threadOnly && threadId === undefined) throw ApiError.of('SERVICE_IN_FORUM');
     if (threadId !== undefined) {
       if (input.thread_name != null) throw ApiError.of('FORUM_THREAD_CONFLICT');
       const thread = await this.deps.guilds.channel(threadId);
@@ -242,14 +247,14 @@ function checkTags(channel: ChannelInfo, tags: string[]): string[] {
   return [...new Set(tags)];
 }
 
-/** The uploaded files with the filename and description `attachments` gives each (`id` is the file's index). */
-function describeFiles(files: AttachmentView[], refs: AttachmentRef[] | null | undefined): AttachmentView[] {
+/** The uploaded files with the filename and description `attachments` gives each (by the `n` of `files[n]`). */
+function describeFiles(files: UploadedFile[], refs: AttachmentRef[] | null | undefined): AttachmentView[] {
   if (files.length > MAX_FILES)
     throw ApiError.form({ files: { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_FILES} or fewer in length.` } });
-  return files.map((file, index) => {
-    const ref = refs?.find((r) => r.id === String(index));
-    const out: AttachmentView = { ...file };
-    if (ref?.filename) out.filename = ref.filename;
+  return files.map((file) => {
+    const ref = refs?.find((r) => r.id === file.index);
+    const out: AttachmentView = { ...file.attachment };
+    if (ref?.filename) out.filename = safeFilename(ref.filename);
     if (ref?.description) out.description = ref.description;
     return out;
   });

@@ -69,3 +69,18 @@ export interface TokenVault {
   seal(token: string): Buffer;
   open(sealed: Buffer): string;
 }
+
+/** An object kept by the object store. */
+export interface StoredObject {
+  body: NodeJS.ReadableStream;
+  contentType: string;
+  size: number;
+}
+
+/** Where attachments live: S3's protocol in production, a directory on disk under `npm start`. */
+export interface ObjectStore {
+  /** Stores the file at `path` (a local temporary file of `size` bytes) under `key`. */
+  putFile(key: string, path: string, size: number, contentType: string): Promise<void>;
+  get(key: string): Promise<StoredObject | undefined>;
+  delete(keys: string[]): Promise<void>;
+}

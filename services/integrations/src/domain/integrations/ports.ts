@@ -25,7 +25,11 @@ export interface PrivateChannel {
 export interface GuildsPort {
   permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck>;
   /** Joins a user (a bot) to a guild; the platform's error code when refused, 0 when a member now. */
-  addMember(guildId: string, userId: string): Promise<number>;
+  addMember(guildId: string, userId: string, roleIds?: string[]): Promise<number>;
+  /** A managed role for an integration; its id. */
+  createManagedRole(guildId: string, name: string): Promise<string>;
+  deleteManagedRole(guildId: string, roleId: string): Promise<boolean>;
+  setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;
   channel(channelId: string): Promise<PrivateChannel | undefined>;
   /** The guilds the user is a member of. */

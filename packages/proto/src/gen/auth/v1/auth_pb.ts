@@ -2,15 +2,15 @@
 // @generated from file auth/v1/auth.proto (package auth.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlIikKFkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJsCgpQdXNoRGV2aWNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBXRva2VuGAIgASgJEhcKD3Nlc3Npb25faWRfaGFzaBgDIAEoCRIWCglidW5kbGVfaWQYBCABKAlIAIgBAUIMCgpfYnVuZGxlX2lkIj8KF0xpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEiQKB2RldmljZXMYASADKAsyEy5hdXRoLnYxLlB1c2hEZXZpY2UiKAoUQ3JlYXRlQm90VXNlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkiOwoVQ3JlYXRlQm90VXNlclJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyMrcFCgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USWgoRQ2hlY2tNZmFFbGV2YXRpb24SIS5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVxdWVzdBoiLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZRJUCg9MaXN0UHVzaERldmljZXMSHy5hdXRoLnYxLkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QaIC5hdXRoLnYxLkxpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEk4KDUNyZWF0ZUJvdFVzZXISHS5hdXRoLnYxLkNyZWF0ZUJvdFVzZXJSZXF1ZXN0Gh4uYXV0aC52MS5DcmVhdGVCb3RVc2VyUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlImUKGVNldEFjY291bnRTdGFuZGluZ1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRInCgZhY3Rpb24YAiABKA4yFy5hdXRoLnYxLlN0YW5kaW5nQWN0aW9uEg4KBnJlYXNvbhgDIAEoCSI0ChpTZXRBY2NvdW50U3RhbmRpbmdSZXNwb25zZRIWCg5zZXNzaW9uc19lbmRlZBgBIAEoBSIpChZMaXN0UHVzaERldmljZXNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkibAoKUHVzaERldmljZRIQCghwcm92aWRlchgBIAEoCRINCgV0b2tlbhgCIAEoCRIXCg9zZXNzaW9uX2lkX2hhc2gYAyABKAkSFgoJYnVuZGxlX2lkGAQgASgJSACIAQFCDAoKX2J1bmRsZV9pZCI/ChdMaXN0UHVzaERldmljZXNSZXNwb25zZRIkCgdkZXZpY2VzGAEgAygLMhMuYXV0aC52MS5QdXNoRGV2aWNlIigKFENyZWF0ZUJvdFVzZXJSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJIjsKFUNyZWF0ZUJvdFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlciI+ChVTZXRQcmVtaXVtVHlwZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIUCgxwcmVtaXVtX3R5cGUYAiABKAUiKQoWU2V0UHJlbWl1bVR5cGVSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgIKroBCg5TdGFuZGluZ0FjdGlvbhIfChtTVEFORElOR19BQ1RJT05fVU5TUEVDSUZJRUQQABIbChdTVEFORElOR19BQ1RJT05fU1VTUEVORBABEiMKH1NUQU5ESU5HX0FDVElPTl9GTEFHX1NVU1BJQ0lPVVMQAhIrCidTVEFORElOR19BQ1RJT05fUkVRVUlSRV9QQVNTV09SRF9VUERBVEUQAxIYChRTVEFORElOR19BQ1RJT05fTElGVBAEMukGCgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USWgoRQ2hlY2tNZmFFbGV2YXRpb24SIS5hdXRoLnYxLkNoZWNrTWZhRWxldmF0aW9uUmVxdWVzdBoiLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZRJUCg9MaXN0UHVzaERldmljZXMSHy5hdXRoLnYxLkxpc3RQdXNoRGV2aWNlc1JlcXVlc3QaIC5hdXRoLnYxLkxpc3RQdXNoRGV2aWNlc1Jlc3BvbnNlEl0KElNldEFjY291bnRTdGFuZGluZxIiLmF1dGgudjEuU2V0QWNjb3VudFN0YW5kaW5nUmVxdWVzdBojLmF1dGgudjEuU2V0QWNjb3VudFN0YW5kaW5nUmVzcG9uc2USTgoNQ3JlYXRlQm90VXNlchIdLmF1dGgudjEuQ3JlYXRlQm90VXNlclJlcXVlc3QaHi5hdXRoLnYxLkNyZWF0ZUJvdFVzZXJSZXNwb25zZRJRCg5TZXRQcmVtaXVtVHlwZRIeLmF1dGgudjEuU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Gh8uYXV0aC52MS5TZXRQcmVtaXVtVHlwZVJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message auth.v1.ValidateTokenRequest
@@ -452,6 +452,52 @@ export const CheckMfaElevationResponseSchema: GenMessage<CheckMfaElevationRespon
   messageDesc(file_auth_v1_auth, 13);
 
 /**
+ * @generated from message auth.v1.SetAccountStandingRequest
+ */
+export type SetAccountStandingRequest = Message<"auth.v1.SetAccountStandingRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: auth.v1.StandingAction action = 2;
+   */
+  action: StandingAction;
+
+  /**
+   * Shown to the user in their safety hub.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message auth.v1.SetAccountStandingRequest.
+ * Use `create(SetAccountStandingRequestSchema)` to create a new message.
+ */
+export const SetAccountStandingRequestSchema: GenMessage<SetAccountStandingRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 14);
+
+/**
+ * @generated from message auth.v1.SetAccountStandingResponse
+ */
+export type SetAccountStandingResponse = Message<"auth.v1.SetAccountStandingResponse"> & {
+  /**
+   * @generated from field: int32 sessions_ended = 1;
+   */
+  sessionsEnded: number;
+};
+
+/**
+ * Describes the message auth.v1.SetAccountStandingResponse.
+ * Use `create(SetAccountStandingResponseSchema)` to create a new message.
+ */
+export const SetAccountStandingResponseSchema: GenMessage<SetAccountStandingResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 15);
+
+/**
  * @generated from message auth.v1.ListPushDevicesRequest
  */
 export type ListPushDevicesRequest = Message<"auth.v1.ListPushDevicesRequest"> & {
@@ -466,7 +512,7 @@ export type ListPushDevicesRequest = Message<"auth.v1.ListPushDevicesRequest"> &
  * Use `create(ListPushDevicesRequestSchema)` to create a new message.
  */
 export const ListPushDevicesRequestSchema: GenMessage<ListPushDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 14);
+  messageDesc(file_auth_v1_auth, 16);
 
 /**
  * @generated from message auth.v1.PushDevice
@@ -502,7 +548,7 @@ export type PushDevice = Message<"auth.v1.PushDevice"> & {
  * Use `create(PushDeviceSchema)` to create a new message.
  */
 export const PushDeviceSchema: GenMessage<PushDevice> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 15);
+  messageDesc(file_auth_v1_auth, 17);
 
 /**
  * @generated from message auth.v1.ListPushDevicesResponse
@@ -519,7 +565,7 @@ export type ListPushDevicesResponse = Message<"auth.v1.ListPushDevicesResponse">
  * Use `create(ListPushDevicesResponseSchema)` to create a new message.
  */
 export const ListPushDevicesResponseSchema: GenMessage<ListPushDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 16);
+  messageDesc(file_auth_v1_auth, 18);
 
 /**
  * @generated from message auth.v1.CreateBotUserRequest
@@ -538,7 +584,7 @@ export type CreateBotUserRequest = Message<"auth.v1.CreateBotUserRequest"> & {
  * Use `create(CreateBotUserRequestSchema)` to create a new message.
  */
 export const CreateBotUserRequestSchema: GenMessage<CreateBotUserRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 17);
+  messageDesc(file_auth_v1_auth, 19);
 
 /**
  * @generated from message auth.v1.CreateBotUserResponse
@@ -555,7 +601,84 @@ export type CreateBotUserResponse = Message<"auth.v1.CreateBotUserResponse"> & {
  * Use `create(CreateBotUserResponseSchema)` to create a new message.
  */
 export const CreateBotUserResponseSchema: GenMessage<CreateBotUserResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 18);
+  messageDesc(file_auth_v1_auth, 20);
+
+/**
+ * @generated from message auth.v1.SetPremiumTypeRequest
+ */
+export type SetPremiumTypeRequest = Message<"auth.v1.SetPremiumTypeRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: int32 premium_type = 2;
+   */
+  premiumType: number;
+};
+
+/**
+ * Describes the message auth.v1.SetPremiumTypeRequest.
+ * Use `create(SetPremiumTypeRequestSchema)` to create a new message.
+ */
+export const SetPremiumTypeRequestSchema: GenMessage<SetPremiumTypeRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 21);
+
+/**
+ * @generated from message auth.v1.SetPremiumTypeResponse
+ */
+export type SetPremiumTypeResponse = Message<"auth.v1.SetPremiumTypeResponse"> & {
+  /**
+   * Whether the stored value changed.
+   *
+   * @generated from field: bool changed = 1;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message auth.v1.SetPremiumTypeResponse.
+ * Use `create(SetPremiumTypeResponseSchema)` to create a new message.
+ */
+export const SetPremiumTypeResponseSchema: GenMessage<SetPremiumTypeResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 22);
+
+/**
+ * @generated from enum auth.v1.StandingAction
+ */
+export enum StandingAction {
+  /**
+   * @generated from enum value: STANDING_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: STANDING_ACTION_SUSPEND = 1;
+   */
+  SUSPEND = 1,
+
+  /**
+   * @generated from enum value: STANDING_ACTION_FLAG_SUSPICIOUS = 2;
+   */
+  FLAG_SUSPICIOUS = 2,
+
+  /**
+   * @generated from enum value: STANDING_ACTION_REQUIRE_PASSWORD_UPDATE = 3;
+   */
+  REQUIRE_PASSWORD_UPDATE = 3,
+
+  /**
+   * @generated from enum value: STANDING_ACTION_LIFT = 4;
+   */
+  LIFT = 4,
+}
+
+/**
+ * Describes the enum auth.v1.StandingAction.
+ */
+export const StandingActionSchema: GenEnum<StandingAction> = /*@__PURE__*/
+  enumDesc(file_auth_v1_auth, 0);
 
 /**
  * The account service's contract for other services and the edge gateway.
@@ -638,6 +761,19 @@ export const AuthService: GenService<{
     output: typeof ListPushDevicesResponseSchema;
   },
   /**
+   * Operators' call (the kith-operator command): suspends an account, locks it as if a session was
+   * flagged suspicious (until its password is reset), requires a password update at its next
+   * login, or lifts all of these. Suspending and locking end every session. NOT_FOUND (10013) for
+   * an unknown user.
+   *
+   * @generated from rpc auth.v1.AuthService.SetAccountStanding
+   */
+  setAccountStanding: {
+    methodKind: "unary";
+    input: typeof SetAccountStandingRequestSchema;
+    output: typeof SetAccountStandingResponseSchema;
+  },
+  /**
    * Creates the bot user of an application (integrations): `bot: true`, no credentials, named after
    * the application with a discriminator of its own, as the platform's bots are.
    *
@@ -647,6 +783,17 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof CreateBotUserRequestSchema;
     output: typeof CreateBotUserResponseSchema;
+  },
+  /**
+   * Sets the user's premium type (0 none, 1 classic, 2 full, 3 basic) as their billing stands
+   * (the billing service calls it); a change is announced to the user (USER_UPDATE). NOT_FOUND when unknown.
+   *
+   * @generated from rpc auth.v1.AuthService.SetPremiumType
+   */
+  setPremiumType: {
+    methodKind: "unary";
+    input: typeof SetPremiumTypeRequestSchema;
+    output: typeof SetPremiumTypeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_auth_v1_auth, 0);

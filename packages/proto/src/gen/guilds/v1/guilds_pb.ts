@@ -12,7 +12,148 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file guilds/v1/guilds.proto.
  */
 export const file_guilds_v1_guilds: GenFile = /*@__PURE__*/
-  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiKwoWVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkiLQoXVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBSJ3ChlTdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0EhEKCXBhcmVudF9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxhcHBsaWVkX3RhZ3MYBCADKAkSEAoIb3duZXJfaWQYBSABKAkiVAoaU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIiCgZ0aHJlYWQYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJiChdDaGVja1Blcm1pc3Npb25zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGd1aWxkX2lkGAIgASgJEhIKCmNoYW5uZWxfaWQYAyABKAkSEAoIcmVxdWlyZWQYBCABKAkiUAoYQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdhbGxvd2VkGAIgASgIEhMKC3Blcm1pc3Npb25zGAMgASgJIiMKD0dldEd1aWxkUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCSLrBQoFR3VpbGQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRpY29uGAMgASgJEhAKCG93bmVyX2lkGAQgASgJEiAKGGFwcHJveGltYXRlX21lbWJlcl9jb3VudBgFIAEoBRIiChphcHByb3hpbWF0ZV9wcmVzZW5jZV9jb3VudBgGIAEoBRIQCghmZWF0dXJlcxgHIAMoCRIYCgtkZXNjcmlwdGlvbhgJIAEoCUgAiAEBEg4KBnNwbGFzaBgKIAEoCRIOCgZiYW5uZXIYCyABKAkSFgoOYWZrX2NoYW5uZWxfaWQYDCABKAkSEwoLYWZrX3RpbWVvdXQYDSABKAUSGQoRc3lzdGVtX2NoYW5uZWxfaWQYDiABKAkSHAoUc3lzdGVtX2NoYW5uZWxfZmxhZ3MYDyABKAUSGAoQcnVsZXNfY2hhbm5lbF9pZBgQIAEoCRIhChlwdWJsaWNfdXBkYXRlc19jaGFubmVsX2lkGBEgASgJEhoKEnZlcmlmaWNhdGlvbl9sZXZlbBgSIAEoBRIlCh1kZWZhdWx0X21lc3NhZ2Vfbm90aWZpY2F0aW9ucxgTIAEoBRIfChdleHBsaWNpdF9jb250ZW50X2ZpbHRlchgUIAEoBRIRCgltZmFfbGV2ZWwYFSABKAUSEgoKbnNmd19sZXZlbBgWIAEoBRIYChBwcmVmZXJyZWRfbG9jYWxlGBcgASgJEiQKHHByZW1pdW1fcHJvZ3Jlc3NfYmFyX2VuYWJsZWQYGCABKAgSFAoMcHJlbWl1bV90aWVyGBkgASgFEiIKGnByZW1pdW1fc3Vic2NyaXB0aW9uX2NvdW50GBogASgFEhMKC21heF9tZW1iZXJzGBsgASgFEh4KBXJvbGVzGBwgAygLMg8uZ3VpbGRzLnYxLlJvbGUSFwoPdmFuaXR5X3VybF9jb2RlGB0gASgJQg4KDF9kZXNjcmlwdGlvbkoECAgQCVIKZ3VpbGRfanNvbiJCChBHZXRHdWlsZFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEh8KBWd1aWxkGAIgASgLMhAuZ3VpbGRzLnYxLkd1aWxkIicKEUdldENoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkijAcKB0NoYW5uZWwSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRIRCglwYXJlbnRfaWQYBCABKAkSDAoEbmFtZRgFIAEoCRIVCg1yZWNpcGllbnRfaWRzGAYgAygJEhAKCG93bmVyX2lkGAcgASgJEg0KBWZsYWdzGAkgASgFEhcKD2xhc3RfbWVzc2FnZV9pZBgKIAEoCRIoCgpyZWNpcGllbnRzGAsgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlchIMCgRpY29uGAwgASgJEgwKBG5zZncYDSABKAgSEAoIcG9zaXRpb24YDiABKAUSPQoVcGVybWlzc2lvbl9vdmVyd3JpdGVzGA8gAygLMh4uZ3VpbGRzLnYxLlBlcm1pc3Npb25PdmVyd3JpdGUSEgoFdG9waWMYECABKAlIAIgBARIbChNyYXRlX2xpbWl0X3Blcl91c2VyGBEgASgFEhQKB2JpdHJhdGUYEiABKAVIAYgBARIXCgp1c2VyX2xpbWl0GBMgASgFSAKIAQESEgoKcnRjX3JlZ2lvbhgUIAEoCRIlCh1kZWZhdWx0X2F1dG9fYXJjaGl2ZV9kdXJhdGlvbhgVIAEoBRIrCg5hdmFpbGFibGVfdGFncxgWIAMoCzITLmd1aWxkcy52MS5Gb3J1bVRhZxI6ChZkZWZhdWx0X3JlYWN0aW9uX2Vtb2ppGBcgASgLMhouZ3VpbGRzLnYxLkRlZmF1bHRSZWFjdGlvbhIfChJkZWZhdWx0X3NvcnRfb3JkZXIYGCABKAVIA4gBARIcChRkZWZhdWx0X2ZvcnVtX2xheW91dBgZIAEoBRIqCiJkZWZhdWx0X3RocmVhZF9yYXRlX2xpbWl0X3Blcl91c2VyGBogASgFEjIKD3RocmVhZF9tZXRhZGF0YRgbIAEoCzIZLmd1aWxkcy52MS5UaHJlYWRNZXRhZGF0YRIVCg1tZXNzYWdlX2NvdW50GBwgASgFEhQKDG1lbWJlcl9jb3VudBgdIAEoBRIsCgxhcHBsaWVkX3RhZ3MYHiABKAsyFi5ndWlsZHMudjEuQXBwbGllZFRhZ3NCCAoGX3RvcGljQgoKCF9iaXRyYXRlQg0KC191c2VyX2xpbWl0QhUKE19kZWZhdWx0X3NvcnRfb3JkZXJKBAgIEAlSDGNoYW5uZWxfanNvbiJIChJHZXRDaGFubmVsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIwoHY2hhbm5lbBgCIAEoCzISLmd1aWxkcy52MS5DaGFubmVsIjUKEEdldE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLJAgoGTWVtYmVyEg8KB3VzZXJfaWQYASABKAkSDAoEbmljaxgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCglqb2luZWRfYXQYBCABKAkSDwoHcGVuZGluZxgFIAEoCBIRCgl0ZW1wb3JhcnkYBiABKAgSDQoFZmxhZ3MYByABKAUSDgoGYXZhdGFyGAggASgJEhoKDXByZW1pdW1fc2luY2UYCSABKAlIAIgBARIMCgRkZWFmGAogASgIEgwKBG11dGUYCyABKAgSKQocY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbBgMIAEoCUgBiAEBEiIKBHVzZXIYDSABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyQhAKDl9wcmVtaXVtX3NpbmNlQh8KHV9jb21tdW5pY2F0aW9uX2Rpc2FibGVkX3VudGlsIkUKEUdldE1lbWJlclJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiEKBm1lbWJlchgCIAEoCzIRLmd1aWxkcy52MS5NZW1iZXIifQoQQWRkTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhAKCHJvbGVfaWRzGAMgAygJEhEKCXRlbXBvcmFyeRgEIAEoCBINCgVndWVzdBgFIAEoCBISCgpjaGFubmVsX2lkGAYgASgJIpsBChFBZGRNZW1iZXJSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhYKDmFscmVhZHlfbWVtYmVyGAIgASgIEiEKBm1lbWJlchgDIAEoCzIRLmd1aWxkcy52MS5NZW1iZXISJQoFZ3VpbGQYBSABKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGVKBAgEEAVSCmd1aWxkX2pzb24iOAoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIicKFFJlbW92ZU1lbWJlclJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiOgoTQWRkUmVjaXBpZW50UmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkifgoUQWRkUmVjaXBpZW50UmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIZChFhbHJlYWR5X3JlY2lwaWVudBgCIAEoCBIjCgdjaGFubmVsGAQgASgLMhIuZ3VpbGRzLnYxLkNoYW5uZWxKBAgDEARSDGNoYW5uZWxfanNvbiJLChlMaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFImEKG0xpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFEhAKCHJlcXVpcmVkGAQgASgJIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKwAQoVR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEhEKCWd1aWxkX2lkcxgDIAMoCRImCgZndWlsZHMYBCADKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGUSLAoQcHJpdmF0ZV9jaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIARACSgQIAhADUgtndWlsZHNfanNvblIVcHJpdmF0ZV9jaGFubmVsc19qc29uIkMKGUxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIlcKGkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEhEKCWd1aWxkX2lkcxgBIAMoCRImCgZndWlsZHMYAiADKAsyFi5ndWlsZHMudjEuTXV0dWFsR3VpbGQiSwoLTXV0dWFsR3VpbGQSCgoCaWQYASABKAkSFAoMbWVtYmVyX2NvdW50GAIgASgFEhEKBG5pY2sYAyABKAlIAIgBAUIHCgVfbmljayKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwy7ggKDUd1aWxkc1NlcnZpY2USWwoQQ2hlY2tQZXJtaXNzaW9ucxIiLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVxdWVzdBojLmd1aWxkcy52MS5DaGVja1Blcm1pc3Npb25zUmVzcG9uc2USQwoIR2V0R3VpbGQSGi5ndWlsZHMudjEuR2V0R3VpbGRSZXF1ZXN0GhsuZ3VpbGRzLnYxLkdldEd1aWxkUmVzcG9uc2USSQoKR2V0Q2hhbm5lbBIcLmd1aWxkcy52MS5HZXRDaGFubmVsUmVxdWVzdBodLmd1aWxkcy52MS5HZXRDaGFubmVsUmVzcG9uc2USRgoJR2V0TWVtYmVyEhsuZ3VpbGRzLnYxLkdldE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuR2V0TWVtYmVyUmVzcG9uc2USRgoJQWRkTWVtYmVyEhsuZ3VpbGRzLnYxLkFkZE1lbWJlclJlcXVlc3QaHC5ndWlsZHMudjEuQWRkTWVtYmVyUmVzcG9uc2USTwoMUmVtb3ZlTWVtYmVyEh4uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaHy5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USTwoMQWRkUmVjaXBpZW50Eh4uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlcXVlc3QaHy5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVzcG9uc2USYQoSTGlzdEd1aWxkTWVtYmVySWRzEiQuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVzcG9uc2USZwoUTGlzdENoYW5uZWxWaWV3ZXJJZHMSJi5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0GicuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USUgoNR2V0UmVhZHlTdGF0ZRIfLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVxdWVzdBogLmd1aWxkcy52MS5HZXRSZWFkeVN0YXRlUmVzcG9uc2USYQoSTGlzdE11dHVhbEd1aWxkSWRzEiQuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QaJS5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVzcG9uc2USWAoPVW5hcmNoaXZlVGhyZWFkEiEuZ3VpbGRzLnYxLlVuYXJjaGl2ZVRocmVhZFJlcXVlc3QaIi5ndWlsZHMudjEuVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USYQoSU3RhcnRXZWJob29rVGhyZWFkEiQuZ3VpbGRzLnYxLlN0YXJ0V2ViaG9va1RocmVhZFJlcXVlc3QaJS5ndWlsZHMudjEuU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2ViBnByb3RvMw", [file_auth_v1_auth]);
+  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEiOgoYQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEgwKBG5hbWUYAiABKAkiTgoZQ3JlYXRlTWFuYWdlZFJvbGVSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEh0KBHJvbGUYAiABKAsyDy5ndWlsZHMudjEuUm9sZSI9ChhEZWxldGVNYW5hZ2VkUm9sZVJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHcm9sZV9pZBgCIAEoCSIsChlEZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlEg8KB2RlbGV0ZWQYASABKAgiXAoVU2V0TWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDwoHcm9sZV9pZBgDIAEoCRIPCgdwcmVzZW50GAQgASgIIjkKFlNldE1hbmFnZWRSb2xlUmVzcG9uc2USDgoGbWVtYmVyGAEgASgIEg8KB2NoYW5nZWQYAiABKAgiKwoWVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkiLQoXVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBSJ3ChlTdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0EhEKCXBhcmVudF9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxhcHBsaWVkX3RhZ3MYBCADKAkSEAoIb3duZXJfaWQYBSABKAkiVAoaU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIiCgZ0aHJlYWQYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJiChdDaGVja1Blcm1pc3Npb25zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGd1aWxkX2lkGAIgASgJEhIKCmNoYW5uZWxfaWQYAyABKAkSEAoIcmVxdWlyZWQYBCABKAkiUAoYQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdhbGxvd2VkGAIgASgIEhMKC3Blcm1pc3Npb25zGAMgASgJIiMKD0dldEd1aWxkUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCSLrBQoFR3VpbGQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRpY29uGAMgASgJEhAKCG93bmVyX2lkGAQgASgJEiAKGGFwcHJveGltYXRlX21lbWJlcl9jb3VudBgFIAEoBRIiChphcHByb3hpbWF0ZV9wcmVzZW5jZV9jb3VudBgGIAEoBRIQCghmZWF0dXJlcxgHIAMoCRIYCgtkZXNjcmlwdGlvbhgJIAEoCUgAiAEBEg4KBnNwbGFzaBgKIAEoCRIOCgZiYW5uZXIYCyABKAkSFgoOYWZrX2NoYW5uZWxfaWQYDCABKAkSEwoLYWZrX3RpbWVvdXQYDSABKAUSGQoRc3lzdGVtX2NoYW5uZWxfaWQYDiABKAkSHAoUc3lzdGVtX2NoYW5uZWxfZmxhZ3MYDyABKAUSGAoQcnVsZXNfY2hhbm5lbF9pZBgQIAEoCRIhChlwdWJsaWNfdXBkYXRlc19jaGFubmVsX2lkGBEgASgJEhoKEnZlcmlmaWNhdGlvbl9sZXZlbBgSIAEoBRIlCh1kZWZhdWx0X21lc3NhZ2Vfbm90aWZpY2F0aW9ucxgTIAEoBRIfChdleHBsaWNpdF9jb250ZW50X2ZpbHRlchgUIAEoBRIRCgltZmFfbGV2ZWwYFSABKAUSEgoKbnNmd19sZXZlbBgWIAEoBRIYChBwcmVmZXJyZWRfbG9jYWxlGBcgASgJEiQKHHByZW1pdW1fcHJvZ3Jlc3NfYmFyX2VuYWJsZWQYGCABKAgSFAoMcHJlbWl1bV90aWVyGBkgASgFEiIKGnByZW1pdW1fc3Vic2NyaXB0aW9uX2NvdW50GBogASgFEhMKC21heF9tZW1iZXJzGBsgASgFEh4KBXJvbGVzGBwgAygLMg8uZ3VpbGRzLnYxLlJvbGUSFwoPdmFuaXR5X3VybF9jb2RlGB0gASgJQg4KDF9kZXNjcmlwdGlvbkoECAgQCVIKZ3VpbGRfanNvbiJCChBHZXRHdWlsZFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEh8KBWd1aWxkGAIgASgLMhAuZ3VpbGRzLnYxLkd1aWxkIicKEUdldENoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkijAcKB0NoYW5uZWwSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRIRCglwYXJlbnRfaWQYBCABKAkSDAoEbmFtZRgFIAEoCRIVCg1yZWNpcGllbnRfaWRzGAYgAygJEhAKCG93bmVyX2lkGAcgASgJEg0KBWZsYWdzGAkgASgFEhcKD2xhc3RfbWVzc2FnZV9pZBgKIAEoCRIoCgpyZWNpcGllbnRzGAsgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlchIMCgRpY29uGAwgASgJEgwKBG5zZncYDSABKAgSEAoIcG9zaXRpb24YDiABKAUSPQoVcGVybWlzc2lvbl9vdmVyd3JpdGVzGA8gAygLMh4uZ3VpbGRzLnYxLlBlcm1pc3Npb25PdmVyd3JpdGUSEgoFdG9waWMYECABKAlIAIgBARIbChNyYXRlX2xpbWl0X3Blcl91c2VyGBEgASgFEhQKB2JpdHJhdGUYEiABKAVIAYgBARIXCgp1c2VyX2xpbWl0GBMgASgFSAKIAQESEgoKcnRjX3JlZ2lvbhgUIAEoCRIlCh1kZWZhdWx0X2F1dG9fYXJjaGl2ZV9kdXJhdGlvbhgVIAEoBRIrCg5hdmFpbGFibGVfdGFncxgWIAMoCzITLmd1aWxkcy52MS5Gb3J1bVRhZxI6ChZkZWZhdWx0X3JlYWN0aW9uX2Vtb2ppGBcgASgLMhouZ3VpbGRzLnYxLkRlZmF1bHRSZWFjdGlvbhIfChJkZWZhdWx0X3NvcnRfb3JkZXIYGCABKAVIA4gBARIcChRkZWZhdWx0X2ZvcnVtX2xheW91dBgZIAEoBRIqCiJkZWZhdWx0X3RocmVhZF9yYXRlX2xpbWl0X3Blcl91c2VyGBogASgFEjIKD3RocmVhZF9tZXRhZGF0YRgbIAEoCzIZLmd1aWxkcy52MS5UaHJlYWRNZXRhZGF0YRIVCg1tZXNzYWdlX2NvdW50GBwgASgFEhQKDG1lbWJlcl9jb3VudBgdIAEoBRIsCgxhcHBsaWVkX3RhZ3MYHiABKAsyFi5ndWlsZHMudjEuQXBwbGllZFRhZ3NCCAoGX3RvcGljQgoKCF9iaXRyYXRlQg0KC191c2VyX2xpbWl0QhUKE19kZWZhdWx0X3NvcnRfb3JkZXJKBAgIEAlSDGNoYW5uZWxfanNvbiJIChJHZXRDaGFubmVsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIwoHY2hhbm5lbBgCIAEoCzISLmd1aWxkcy52MS5DaGFubmVsIjUKEEdldE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLJAgoGTWVtYmVyEg8KB3VzZXJfaWQYASABKAkSDAoEbmljaxgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCglqb2luZWRfYXQYBCABKAkSDwoHcGVuZGluZxgFIAEoCBIRCgl0ZW1wb3JhcnkYBiABKAgSDQoFZmxhZ3MYByABKAUSDgoGYXZhdGFyGAggASgJEhoKDXByZW1pdW1fc2luY2UYCSABKAlIAIgBARIMCgRkZWFmGAogASgIEgwKBG11dGUYCyABKAgSKQocY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbBgMIAEoCUgBiAEBEiIKBHVzZXIYDSABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyQhAKDl9wcmVtaXVtX3NpbmNlQh8KHV9jb21tdW5pY2F0aW9uX2Rpc2FibGVkX3VudGlsIkUKEUdldE1lbWJlclJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiEKBm1lbWJlchgCIAEoCzIRLmd1aWxkcy52MS5NZW1iZXIifQoQQWRkTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhAKCHJvbGVfaWRzGAMgAygJEhEKCXRlbXBvcmFyeRgEIAEoCBINCgVndWVzdBgFIAEoCBISCgpjaGFubmVsX2lkGAYgASgJIpsBChFBZGRNZW1iZXJSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhYKDmFscmVhZHlfbWVtYmVyGAIgASgIEiEKBm1lbWJlchgDIAEoCzIRLmd1aWxkcy52MS5NZW1iZXISJQoFZ3VpbGQYBSABKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGVKBAgEEAVSCmd1aWxkX2pzb24iOAoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIicKFFJlbW92ZU1lbWJlclJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiOgoTQWRkUmVjaXBpZW50UmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkifgoUQWRkUmVjaXBpZW50UmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIZChFhbHJlYWR5X3JlY2lwaWVudBgCIAEoCBIjCgdjaGFubmVsGAQgASgLMhIuZ3VpbGRzLnYxLkNoYW5uZWxKBAgDEARSDGNoYW5uZWxfanNvbiJLChlMaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFImEKG0xpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFEhAKCHJlcXVpcmVkGAQgASgJIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKwAQoVR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEhEKCWd1aWxkX2lkcxgDIAMoCRImCgZndWlsZHMYBCADKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGUSLAoQcHJpdmF0ZV9jaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIARACSgQIAhADUgtndWlsZHNfanNvblIVcHJpdmF0ZV9jaGFubmVsc19qc29uIkMKGUxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIlcKGkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEhEKCWd1aWxkX2lkcxgBIAMoCRImCgZndWlsZHMYAiADKAsyFi5ndWlsZHMudjEuTXV0dWFsR3VpbGQiSwoLTXV0dWFsR3VpbGQSCgoCaWQYASABKAkSFAoMbWVtYmVyX2NvdW50GAIgASgFEhEKBG5pY2sYAyABKAlIAIgBAUIHCgVfbmljayKAAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamkiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwiRQoiU2V0UHJlbWl1bVN1YnNjcmlwdGlvbkNvdW50UmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRINCgVjb3VudBgCIAEoBSJMCiNTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXNwb25zZRIUCgxwcmVtaXVtX3RpZXIYASABKAUSDwoHY2hhbmdlZBgCIAEoCDKDDAoNR3VpbGRzU2VydmljZRJbChBDaGVja1Blcm1pc3Npb25zEiIuZ3VpbGRzLnYxLkNoZWNrUGVybWlzc2lvbnNSZXF1ZXN0GiMuZ3VpbGRzLnYxLkNoZWNrUGVybWlzc2lvbnNSZXNwb25zZRJDCghHZXRHdWlsZBIaLmd1aWxkcy52MS5HZXRHdWlsZFJlcXVlc3QaGy5ndWlsZHMudjEuR2V0R3VpbGRSZXNwb25zZRJJCgpHZXRDaGFubmVsEhwuZ3VpbGRzLnYxLkdldENoYW5uZWxSZXF1ZXN0Gh0uZ3VpbGRzLnYxLkdldENoYW5uZWxSZXNwb25zZRJGCglHZXRNZW1iZXISGy5ndWlsZHMudjEuR2V0TWVtYmVyUmVxdWVzdBocLmd1aWxkcy52MS5HZXRNZW1iZXJSZXNwb25zZRJGCglBZGRNZW1iZXISGy5ndWlsZHMudjEuQWRkTWVtYmVyUmVxdWVzdBocLmd1aWxkcy52MS5BZGRNZW1iZXJSZXNwb25zZRJPCgxSZW1vdmVNZW1iZXISHi5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBofLmd1aWxkcy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJPCgxBZGRSZWNpcGllbnQSHi5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVxdWVzdBofLmd1aWxkcy52MS5BZGRSZWNpcGllbnRSZXNwb25zZRJhChJMaXN0R3VpbGRNZW1iZXJJZHMSJC5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBolLmd1aWxkcy52MS5MaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRJnChRMaXN0Q2hhbm5lbFZpZXdlcklkcxImLmd1aWxkcy52MS5MaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QaJy5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXNwb25zZRJSCg1HZXRSZWFkeVN0YXRlEh8uZ3VpbGRzLnYxLkdldFJlYWR5U3RhdGVSZXF1ZXN0GiAuZ3VpbGRzLnYxLkdldFJlYWR5U3RhdGVSZXNwb25zZRJhChJMaXN0TXV0dWFsR3VpbGRJZHMSJC5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVxdWVzdBolLmd1aWxkcy52MS5MaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRJ8ChtTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnQSLS5ndWlsZHMudjEuU2V0UHJlbWl1bVN1YnNjcmlwdGlvbkNvdW50UmVxdWVzdBouLmd1aWxkcy52MS5TZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXNwb25zZRJeChFDcmVhdGVNYW5hZ2VkUm9sZRIjLmd1aWxkcy52MS5DcmVhdGVNYW5hZ2VkUm9sZVJlcXVlc3QaJC5ndWlsZHMudjEuQ3JlYXRlTWFuYWdlZFJvbGVSZXNwb25zZRJeChFEZWxldGVNYW5hZ2VkUm9sZRIjLmd1aWxkcy52MS5EZWxldGVNYW5hZ2VkUm9sZVJlcXVlc3QaJC5ndWlsZHMudjEuRGVsZXRlTWFuYWdlZFJvbGVSZXNwb25zZRJVCg5TZXRNYW5hZ2VkUm9sZRIgLmd1aWxkcy52MS5TZXRNYW5hZ2VkUm9sZVJlcXVlc3QaIS5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVSZXNwb25zZRJYCg9VbmFyY2hpdmVUaHJlYWQSIS5ndWlsZHMudjEuVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBoiLmd1aWxkcy52MS5VbmFyY2hpdmVUaHJlYWRSZXNwb25zZRJhChJTdGFydFdlYmhvb2tUaHJlYWQSJC5ndWlsZHMudjEuU3RhcnRXZWJob29rVGhyZWFkUmVxdWVzdBolLmd1aWxkcy52MS5TdGFydFdlYmhvb2tUaHJlYWRSZXNwb25zZWIGcHJvdG8z", [file_auth_v1_auth]);
+
+/**
+ * @generated from message guilds.v1.CreateManagedRoleRequest
+ */
+export type CreateManagedRoleRequest = Message<"guilds.v1.CreateManagedRoleRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message guilds.v1.CreateManagedRoleRequest.
+ * Use `create(CreateManagedRoleRequestSchema)` to create a new message.
+ */
+export const CreateManagedRoleRequestSchema: GenMessage<CreateManagedRoleRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 0);
+
+/**
+ * @generated from message guilds.v1.CreateManagedRoleResponse
+ */
+export type CreateManagedRoleResponse = Message<"guilds.v1.CreateManagedRoleResponse"> & {
+  /**
+   * 0, or 10004 unknown guild, 30005 too many roles.
+   *
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+
+  /**
+   * @generated from field: guilds.v1.Role role = 2;
+   */
+  role?: Role | undefined;
+};
+
+/**
+ * Describes the message guilds.v1.CreateManagedRoleResponse.
+ * Use `create(CreateManagedRoleResponseSchema)` to create a new message.
+ */
+export const CreateManagedRoleResponseSchema: GenMessage<CreateManagedRoleResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 1);
+
+/**
+ * @generated from message guilds.v1.DeleteManagedRoleRequest
+ */
+export type DeleteManagedRoleRequest = Message<"guilds.v1.DeleteManagedRoleRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string role_id = 2;
+   */
+  roleId: string;
+};
+
+/**
+ * Describes the message guilds.v1.DeleteManagedRoleRequest.
+ * Use `create(DeleteManagedRoleRequestSchema)` to create a new message.
+ */
+export const DeleteManagedRoleRequestSchema: GenMessage<DeleteManagedRoleRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 2);
+
+/**
+ * @generated from message guilds.v1.DeleteManagedRoleResponse
+ */
+export type DeleteManagedRoleResponse = Message<"guilds.v1.DeleteManagedRoleResponse"> & {
+  /**
+   * @generated from field: bool deleted = 1;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.DeleteManagedRoleResponse.
+ * Use `create(DeleteManagedRoleResponseSchema)` to create a new message.
+ */
+export const DeleteManagedRoleResponseSchema: GenMessage<DeleteManagedRoleResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 3);
+
+/**
+ * @generated from message guilds.v1.SetManagedRoleRequest
+ */
+export type SetManagedRoleRequest = Message<"guilds.v1.SetManagedRoleRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string role_id = 3;
+   */
+  roleId: string;
+
+  /**
+   * @generated from field: bool present = 4;
+   */
+  present: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRoleRequest.
+ * Use `create(SetManagedRoleRequestSchema)` to create a new message.
+ */
+export const SetManagedRoleRequestSchema: GenMessage<SetManagedRoleRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 4);
+
+/**
+ * @generated from message guilds.v1.SetManagedRoleResponse
+ */
+export type SetManagedRoleResponse = Message<"guilds.v1.SetManagedRoleResponse"> & {
+  /**
+   * @generated from field: bool member = 1;
+   */
+  member: boolean;
+
+  /**
+   * The member's roles changed.
+   *
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRoleResponse.
+ * Use `create(SetManagedRoleResponseSchema)` to create a new message.
+ */
+export const SetManagedRoleResponseSchema: GenMessage<SetManagedRoleResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 5);
 
 /**
  * @generated from message guilds.v1.UnarchiveThreadRequest
@@ -29,7 +170,7 @@ export type UnarchiveThreadRequest = Message<"guilds.v1.UnarchiveThreadRequest">
  * Use `create(UnarchiveThreadRequestSchema)` to create a new message.
  */
 export const UnarchiveThreadRequestSchema: GenMessage<UnarchiveThreadRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 0);
+  messageDesc(file_guilds_v1_guilds, 6);
 
 /**
  * @generated from message guilds.v1.UnarchiveThreadResponse
@@ -48,7 +189,7 @@ export type UnarchiveThreadResponse = Message<"guilds.v1.UnarchiveThreadResponse
  * Use `create(UnarchiveThreadResponseSchema)` to create a new message.
  */
 export const UnarchiveThreadResponseSchema: GenMessage<UnarchiveThreadResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 1);
+  messageDesc(file_guilds_v1_guilds, 7);
 
 /**
  * @generated from message guilds.v1.StartWebhookThreadRequest
@@ -91,7 +232,7 @@ export type StartWebhookThreadRequest = Message<"guilds.v1.StartWebhookThreadReq
  * Use `create(StartWebhookThreadRequestSchema)` to create a new message.
  */
 export const StartWebhookThreadRequestSchema: GenMessage<StartWebhookThreadRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 2);
+  messageDesc(file_guilds_v1_guilds, 8);
 
 /**
  * @generated from message guilds.v1.StartWebhookThreadResponse
@@ -115,7 +256,7 @@ export type StartWebhookThreadResponse = Message<"guilds.v1.StartWebhookThreadRe
  * Use `create(StartWebhookThreadResponseSchema)` to create a new message.
  */
 export const StartWebhookThreadResponseSchema: GenMessage<StartWebhookThreadResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 3);
+  messageDesc(file_guilds_v1_guilds, 9);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsRequest
@@ -149,7 +290,7 @@ export type CheckPermissionsRequest = Message<"guilds.v1.CheckPermissionsRequest
  * Use `create(CheckPermissionsRequestSchema)` to create a new message.
  */
 export const CheckPermissionsRequestSchema: GenMessage<CheckPermissionsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 4);
+  messageDesc(file_guilds_v1_guilds, 10);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsResponse
@@ -178,7 +319,7 @@ export type CheckPermissionsResponse = Message<"guilds.v1.CheckPermissionsRespon
  * Use `create(CheckPermissionsResponseSchema)` to create a new message.
  */
 export const CheckPermissionsResponseSchema: GenMessage<CheckPermissionsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 5);
+  messageDesc(file_guilds_v1_guilds, 11);
 
 /**
  * @generated from message guilds.v1.GetGuildRequest
@@ -195,7 +336,7 @@ export type GetGuildRequest = Message<"guilds.v1.GetGuildRequest"> & {
  * Use `create(GetGuildRequestSchema)` to create a new message.
  */
 export const GetGuildRequestSchema: GenMessage<GetGuildRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 6);
+  messageDesc(file_guilds_v1_guilds, 12);
 
 /**
  * The guild object (GET /guilds/{id}), with its roles.
@@ -361,7 +502,7 @@ export type Guild = Message<"guilds.v1.Guild"> & {
  * Use `create(GuildSchema)` to create a new message.
  */
 export const GuildSchema: GenMessage<Guild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 7);
+  messageDesc(file_guilds_v1_guilds, 13);
 
 /**
  * @generated from message guilds.v1.GetGuildResponse
@@ -383,7 +524,7 @@ export type GetGuildResponse = Message<"guilds.v1.GetGuildResponse"> & {
  * Use `create(GetGuildResponseSchema)` to create a new message.
  */
 export const GetGuildResponseSchema: GenMessage<GetGuildResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 8);
+  messageDesc(file_guilds_v1_guilds, 14);
 
 /**
  * @generated from message guilds.v1.GetChannelRequest
@@ -400,7 +541,7 @@ export type GetChannelRequest = Message<"guilds.v1.GetChannelRequest"> & {
  * Use `create(GetChannelRequestSchema)` to create a new message.
  */
 export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 9);
+  messageDesc(file_guilds_v1_guilds, 15);
 
 /**
  * The channel object of every kind: guild channels, threads, DMs and group DMs. Which fields
@@ -587,7 +728,7 @@ export type Channel = Message<"guilds.v1.Channel"> & {
  * Use `create(ChannelSchema)` to create a new message.
  */
 export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 10);
+  messageDesc(file_guilds_v1_guilds, 16);
 
 /**
  * @generated from message guilds.v1.GetChannelResponse
@@ -609,7 +750,7 @@ export type GetChannelResponse = Message<"guilds.v1.GetChannelResponse"> & {
  * Use `create(GetChannelResponseSchema)` to create a new message.
  */
 export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 11);
+  messageDesc(file_guilds_v1_guilds, 17);
 
 /**
  * @generated from message guilds.v1.GetMemberRequest
@@ -631,7 +772,7 @@ export type GetMemberRequest = Message<"guilds.v1.GetMemberRequest"> & {
  * Use `create(GetMemberRequestSchema)` to create a new message.
  */
 export const GetMemberRequestSchema: GenMessage<GetMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 12);
+  messageDesc(file_guilds_v1_guilds, 18);
 
 /**
  * A guild member. Timestamps are ISO 8601.
@@ -718,7 +859,7 @@ export type Member = Message<"guilds.v1.Member"> & {
  * Use `create(MemberSchema)` to create a new message.
  */
 export const MemberSchema: GenMessage<Member> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 13);
+  messageDesc(file_guilds_v1_guilds, 19);
 
 /**
  * @generated from message guilds.v1.GetMemberResponse
@@ -740,7 +881,7 @@ export type GetMemberResponse = Message<"guilds.v1.GetMemberResponse"> & {
  * Use `create(GetMemberResponseSchema)` to create a new message.
  */
 export const GetMemberResponseSchema: GenMessage<GetMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 14);
+  messageDesc(file_guilds_v1_guilds, 20);
 
 /**
  * @generated from message guilds.v1.AddMemberRequest
@@ -786,7 +927,7 @@ export type AddMemberRequest = Message<"guilds.v1.AddMemberRequest"> & {
  * Use `create(AddMemberRequestSchema)` to create a new message.
  */
 export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 15);
+  messageDesc(file_guilds_v1_guilds, 21);
 
 /**
  * @generated from message guilds.v1.AddMemberResponse
@@ -823,7 +964,7 @@ export type AddMemberResponse = Message<"guilds.v1.AddMemberResponse"> & {
  * Use `create(AddMemberResponseSchema)` to create a new message.
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 16);
+  messageDesc(file_guilds_v1_guilds, 22);
 
 /**
  * @generated from message guilds.v1.RemoveMemberRequest
@@ -845,7 +986,7 @@ export type RemoveMemberRequest = Message<"guilds.v1.RemoveMemberRequest"> & {
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 17);
+  messageDesc(file_guilds_v1_guilds, 23);
 
 /**
  * @generated from message guilds.v1.RemoveMemberResponse
@@ -862,7 +1003,7 @@ export type RemoveMemberResponse = Message<"guilds.v1.RemoveMemberResponse"> & {
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 18);
+  messageDesc(file_guilds_v1_guilds, 24);
 
 /**
  * @generated from message guilds.v1.AddRecipientRequest
@@ -884,7 +1025,7 @@ export type AddRecipientRequest = Message<"guilds.v1.AddRecipientRequest"> & {
  * Use `create(AddRecipientRequestSchema)` to create a new message.
  */
 export const AddRecipientRequestSchema: GenMessage<AddRecipientRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 19);
+  messageDesc(file_guilds_v1_guilds, 25);
 
 /**
  * @generated from message guilds.v1.AddRecipientResponse
@@ -915,7 +1056,7 @@ export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
  * Use `create(AddRecipientResponseSchema)` to create a new message.
  */
 export const AddRecipientResponseSchema: GenMessage<AddRecipientResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 20);
+  messageDesc(file_guilds_v1_guilds, 26);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsRequest
@@ -944,7 +1085,7 @@ export type ListGuildMemberIdsRequest = Message<"guilds.v1.ListGuildMemberIdsReq
  * Use `create(ListGuildMemberIdsRequestSchema)` to create a new message.
  */
 export const ListGuildMemberIdsRequestSchema: GenMessage<ListGuildMemberIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 21);
+  messageDesc(file_guilds_v1_guilds, 27);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsRequest
@@ -979,7 +1120,7 @@ export type ListChannelViewerIdsRequest = Message<"guilds.v1.ListChannelViewerId
  * Use `create(ListChannelViewerIdsRequestSchema)` to create a new message.
  */
 export const ListChannelViewerIdsRequestSchema: GenMessage<ListChannelViewerIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 22);
+  messageDesc(file_guilds_v1_guilds, 28);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsResponse
@@ -996,7 +1137,7 @@ export type ListGuildMemberIdsResponse = Message<"guilds.v1.ListGuildMemberIdsRe
  * Use `create(ListGuildMemberIdsResponseSchema)` to create a new message.
  */
 export const ListGuildMemberIdsResponseSchema: GenMessage<ListGuildMemberIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 23);
+  messageDesc(file_guilds_v1_guilds, 29);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsResponse
@@ -1013,7 +1154,7 @@ export type ListChannelViewerIdsResponse = Message<"guilds.v1.ListChannelViewerI
  * Use `create(ListChannelViewerIdsResponseSchema)` to create a new message.
  */
 export const ListChannelViewerIdsResponseSchema: GenMessage<ListChannelViewerIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 24);
+  messageDesc(file_guilds_v1_guilds, 30);
 
 /**
  * @generated from message guilds.v1.GetReadyStateRequest
@@ -1030,7 +1171,7 @@ export type GetReadyStateRequest = Message<"guilds.v1.GetReadyStateRequest"> & {
  * Use `create(GetReadyStateRequestSchema)` to create a new message.
  */
 export const GetReadyStateRequestSchema: GenMessage<GetReadyStateRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 25);
+  messageDesc(file_guilds_v1_guilds, 31);
 
 /**
  * @generated from message guilds.v1.GetReadyStateResponse
@@ -1061,7 +1202,7 @@ export type GetReadyStateResponse = Message<"guilds.v1.GetReadyStateResponse"> &
  * Use `create(GetReadyStateResponseSchema)` to create a new message.
  */
 export const GetReadyStateResponseSchema: GenMessage<GetReadyStateResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 26);
+  messageDesc(file_guilds_v1_guilds, 32);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsRequest
@@ -1083,7 +1224,7 @@ export type ListMutualGuildIdsRequest = Message<"guilds.v1.ListMutualGuildIdsReq
  * Use `create(ListMutualGuildIdsRequestSchema)` to create a new message.
  */
 export const ListMutualGuildIdsRequestSchema: GenMessage<ListMutualGuildIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 27);
+  messageDesc(file_guilds_v1_guilds, 33);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsResponse
@@ -1107,7 +1248,7 @@ export type ListMutualGuildIdsResponse = Message<"guilds.v1.ListMutualGuildIdsRe
  * Use `create(ListMutualGuildIdsResponseSchema)` to create a new message.
  */
 export const ListMutualGuildIdsResponseSchema: GenMessage<ListMutualGuildIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 28);
+  messageDesc(file_guilds_v1_guilds, 34);
 
 /**
  * @generated from message guilds.v1.MutualGuild
@@ -1136,7 +1277,7 @@ export type MutualGuild = Message<"guilds.v1.MutualGuild"> & {
  * Use `create(MutualGuildSchema)` to create a new message.
  */
 export const MutualGuildSchema: GenMessage<MutualGuild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 29);
+  messageDesc(file_guilds_v1_guilds, 35);
 
 /**
  * The platform's role object.
@@ -1212,7 +1353,7 @@ export type Role = Message<"guilds.v1.Role"> & {
  * Use `create(RoleSchema)` to create a new message.
  */
 export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 30);
+  messageDesc(file_guilds_v1_guilds, 36);
 
 /**
  * A channel permission overwrite: type 0 role, 1 member.
@@ -1246,7 +1387,7 @@ export type PermissionOverwrite = Message<"guilds.v1.PermissionOverwrite"> & {
  * Use `create(PermissionOverwriteSchema)` to create a new message.
  */
 export const PermissionOverwriteSchema: GenMessage<PermissionOverwrite> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 31);
+  messageDesc(file_guilds_v1_guilds, 37);
 
 /**
  * @generated from message guilds.v1.ThreadMetadata
@@ -1290,7 +1431,7 @@ export type ThreadMetadata = Message<"guilds.v1.ThreadMetadata"> & {
  * Use `create(ThreadMetadataSchema)` to create a new message.
  */
 export const ThreadMetadataSchema: GenMessage<ThreadMetadata> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 32);
+  messageDesc(file_guilds_v1_guilds, 38);
 
 /**
  * A tag of a forum or media channel.
@@ -1329,7 +1470,7 @@ export type ForumTag = Message<"guilds.v1.ForumTag"> & {
  * Use `create(ForumTagSchema)` to create a new message.
  */
 export const ForumTagSchema: GenMessage<ForumTag> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 33);
+  messageDesc(file_guilds_v1_guilds, 39);
 
 /**
  * @generated from message guilds.v1.DefaultReaction
@@ -1351,7 +1492,7 @@ export type DefaultReaction = Message<"guilds.v1.DefaultReaction"> & {
  * Use `create(DefaultReactionSchema)` to create a new message.
  */
 export const DefaultReactionSchema: GenMessage<DefaultReaction> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 34);
+  messageDesc(file_guilds_v1_guilds, 40);
 
 /**
  * @generated from message guilds.v1.AppliedTags
@@ -1368,7 +1509,7 @@ export type AppliedTags = Message<"guilds.v1.AppliedTags"> & {
  * Use `create(AppliedTagsSchema)` to create a new message.
  */
 export const AppliedTagsSchema: GenMessage<AppliedTags> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 35);
+  messageDesc(file_guilds_v1_guilds, 41);
 
 /**
  * A guild as GUILD_CREATE and READY carry it for one member: the guild, the channels and threads
@@ -1415,7 +1556,53 @@ export type GuildCreate = Message<"guilds.v1.GuildCreate"> & {
  * Use `create(GuildCreateSchema)` to create a new message.
  */
 export const GuildCreateSchema: GenMessage<GuildCreate> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 36);
+  messageDesc(file_guilds_v1_guilds, 42);
+
+/**
+ * @generated from message guilds.v1.SetPremiumSubscriptionCountRequest
+ */
+export type SetPremiumSubscriptionCountRequest = Message<"guilds.v1.SetPremiumSubscriptionCountRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message guilds.v1.SetPremiumSubscriptionCountRequest.
+ * Use `create(SetPremiumSubscriptionCountRequestSchema)` to create a new message.
+ */
+export const SetPremiumSubscriptionCountRequestSchema: GenMessage<SetPremiumSubscriptionCountRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 43);
+
+/**
+ * @generated from message guilds.v1.SetPremiumSubscriptionCountResponse
+ */
+export type SetPremiumSubscriptionCountResponse = Message<"guilds.v1.SetPremiumSubscriptionCountResponse"> & {
+  /**
+   * @generated from field: int32 premium_tier = 1;
+   */
+  premiumTier: number;
+
+  /**
+   * Whether the stored count changed.
+   *
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetPremiumSubscriptionCountResponse.
+ * Use `create(SetPremiumSubscriptionCountResponseSchema)` to create a new message.
+ */
+export const SetPremiumSubscriptionCountResponseSchema: GenMessage<SetPremiumSubscriptionCountResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 44);
 
 /**
  * The guilds service's contract for other services: permissions, lookups, membership changes
@@ -1535,6 +1722,48 @@ export const GuildsService: GenService<{
     methodKind: "unary";
     input: typeof ListMutualGuildIdsRequestSchema;
     output: typeof ListMutualGuildIdsResponseSchema;
+  },
+  /**
+   * Sets the guild's boost count (billing's applied premium guild subscriptions) and with it its
+   * premium tier; a change is announced to the guild (GUILD_UPDATE). NOT_FOUND for an unknown guild.
+   *
+   * @generated from rpc guilds.v1.GuildsService.SetPremiumSubscriptionCount
+   */
+  setPremiumSubscriptionCount: {
+    methodKind: "unary";
+    input: typeof SetPremiumSubscriptionCountRequestSchema;
+    output: typeof SetPremiumSubscriptionCountResponseSchema;
+  },
+  /**
+   * A role an integration manages (a streaming integration's subscribers): `managed`, no
+   * permissions, just above @everyone; members cannot be given or stripped of it by hand.
+   *
+   * @generated from rpc guilds.v1.GuildsService.CreateManagedRole
+   */
+  createManagedRole: {
+    methodKind: "unary";
+    input: typeof CreateManagedRoleRequestSchema;
+    output: typeof CreateManagedRoleResponseSchema;
+  },
+  /**
+   * Deletes a managed role (its integration is gone); not found or not managed: `deleted` false.
+   *
+   * @generated from rpc guilds.v1.GuildsService.DeleteManagedRole
+   */
+  deleteManagedRole: {
+    methodKind: "unary";
+    input: typeof DeleteManagedRoleRequestSchema;
+    output: typeof DeleteManagedRoleResponseSchema;
+  },
+  /**
+   * Gives (`present`) or takes a managed role from a member; `member` false when they are not one.
+   *
+   * @generated from rpc guilds.v1.GuildsService.SetManagedRole
+   */
+  setManagedRole: {
+    methodKind: "unary";
+    input: typeof SetManagedRoleRequestSchema;
+    output: typeof SetManagedRoleResponseSchema;
   },
   /**
    * A thread a webhook posts into (`thread_id`) is unarchived, as the platform does; a locked one

@@ -1,0 +1,74 @@
+import type { DomainEvent } from '@kith/platform';
+import type { ChannelService } from './channel.service.js';
+import { renderMember, renderRole } from './guild.view.js';
+import { MAX_ROLES } from './roles.service.js';
+import type { GuildsStore, IdSource, UserDirectory } from './ports.js';
+import type { RoleRecord } from './records.js';
+import { userOf } from './user.directory.js';
+
+export type CreateManagedResult = { error: 0; role: RoleRecord } | { error: 10004 | 30005 };
+
+/**
+ * Roles an integration owns (a streaming integration's subscriber role): made, given, taken and
+ * deleted by the integrations service on its members' behalf, never by a member's hand.
+ */
+export class ManagedRolesService {
+  constructor(
+    private readonly store: GuildsStore,
+    private readonly ids: IdSource,
+    private readonly channels: ChannelService,
+    private readonly users: UserDirectory,
+  ) {}
+
+  /** Just above `@everyone`, with no permissions; the other roles move up one. */
+  async create(guildId: string, name: string): Promise<CreateManagedResult> {
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.guilds.lock(guildId))) return { error: 10004 };
+      const roles = await tx.roles.list(guildId);
+      if (roles.length >= MAX_ROLES) return { error: 30005 };
+      await tx.roles.shiftUp(guildId, 1);
+      const role = await tx.roles.insert({ id: this.ids.next(), guild_id: guildId, name, permissions: 0n, position: 1, managed: true });
+      const events: DomainEvent[] = [
+        { name: 'GUILD_ROLE_CREATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(role) } },
+        ...roles
+          .filter((r) => r.id !== guildId)
+          .map((moved) => ({
+            name: 'GUILD_ROLE_UPDATE',
+            audience: { guilds: [guildId] },
+            data: { guild_id: guildId, role: renderRole({ ...moved, position: moved.position + 1 }) },
+          })),
+      ];
+      await tx.emit(events);
+      return { error: 0, role };
+    });
+  }
+
+  async delete(guildId: string, roleId: string): Promise<boolean> {
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.guilds.lock(guildId))) return false;
+      const role = await tx.roles.get(guildId, roleId);
+      if (!role?.managed) return false;
+      await this.channels.dropRoleOverwrites(tx, guildId, roleId);
+      await tx.roles.delete(roleId);
+      await tx.emit([{ name: 'GUILD_ROLE_DELETE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role_id: roleId } }]);
+      return true;
+    });
+  }
+
+  /** Gives or takes the managed role; GUILD_MEMBER_UPDATE when the member's roles changed. */
+  async set(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }> {
+    const user = await userOf(this.users, userId);
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.guilds.lock(guildId))) return { member: false, changed: false };
+      const role = await tx.roles.get(guildId, roleId);
+      const member = await tx.members.get(guildId, userId);
+      if (!member) return { member: false, changed: false };
+      if (!role?.managed || member.role_ids.includes(roleId) === present) return { member: true, changed: false };
+      if (present) await tx.members.addRoles(guildId, userId, [roleId]);
+      else await tx.members.removeRoles(guildId, userId, [roleId]);
+      const body = renderMember((await tx.members.get(guildId, userId))!, user);
+      await tx.emit([{ name: 'GUILD_MEMBER_UPDATE', audience: { guilds: [guildId] }, data: { ...body, guild_id: guildId } }]);
+      return { member: true, changed: true };
+    });
+  }
+}

@@ -1,0 +1,30 @@
+import { ApiError, type ServiceImpl } from '@kith/platform';
+import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
+import { toRole } from '../domain/guild.view.js';
+import { isRowId } from '../domain/ids.js';
+import type { GuildsDomain } from './guilds.grpc.js';
+
+function ids(...values: string[]): void {
+  for (const v of values)
+    if (!isRowId(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
+}
+
+/** CreateManagedRole, DeleteManagedRole, SetManagedRole (integrations' subscriber roles). */
+export function managedRolesGrpc({ managedRoles }: Pick<GuildsDomain, 'managedRoles'>): Partial<ServiceImpl<typeof GuildsService>> {
+  return {
+    async createManagedRole({ guildId, name }) {
+      ids(guildId);
+      const clean = name.trim().slice(0, 100) || 'new role';
+      const result = await managedRoles.create(guildId, clean);
+      return result.error === 0 ? { errorCode: 0, role: toRole(result.role) } : { errorCode: result.error };
+    },
+    async deleteManagedRole({ guildId, roleId }) {
+      ids(guildId, roleId);
+      return { deleted: await managedRoles.delete(guildId, roleId) };
+    },
+    async setManagedRole({ guildId, userId, roleId, present }) {
+      ids(guildId, userId, roleId);
+      return managedRoles.set(guildId, userId, roleId, present);
+    },
+  };
+}

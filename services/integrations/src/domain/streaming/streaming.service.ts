@@ -1,0 +1,207 @@
+import { ApiError } from '@kith/platform';
+import { ProviderError } from '../provider.error.js';
+import { guildIntegrationsUpdate, integrationChanged } from '../integrations/integration.events.js';
+import { integrationView } from '../integrations/integration.view.js';
+import type { IntegrationsService } from '../integrations/integrations.service.js';
+import type { IntegrationRecord, StreamingType } from '../integrations/model.js';
+import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort } from '../integrations/ports.js';
+import type { ConnectionsPort, StreamingAccount, StreamingProvider } from './ports.js';
+
+export interface Grant {
+  user_id: string;
+  account_id: string;
+}
+
+export interface StreamingStorePort {
+  syncSubscribers(integrationId: string, current: StreamingAccount[]): Promise<void>;
+  /** Subscribers missing since a past sync: account id → when first missed. */
+  lapsed(integrationId: string): Promise<Map<string, Date>>;
+  /** The first of these accounts that subscribes now. */
+  isCurrentSubscriber(integrationId: string, accountIds: string[]): Promise<string | undefined>;
+  grants(integrationId: string): Promise<Grant[]>;
+  addGrant(integrationId: string, userId: string, accountId: string): Promise<void>;
+  removeGrant(integrationId: string, userId: string): Promise<void>;
+}
+
+export interface StreamingSettings {
+  expire_behavior?: number | undefined;
+  expire_grace_period?: number | undefined;
+  enable_emoticons?: boolean | undefined;
+}
+
+const DAY_MS = 86_400_000;
+const JOIN_ERRORS: Record<number, 'UNKNOWN_GUILD' | 'BANNED_FROM_GUILD' | 'MAX_GUILDS'> = {
+  10004: 'UNKNOWN_GUILD',
+  40007: 'BANNED_FROM_GUILD',
+  30001: 'MAX_GUILDS',
+};
+
+const isStreaming = (row: IntegrationRecord | undefined): row is IntegrationRecord & { type: StreamingType } =>
+  row?.type === 'twitch' || row?.type === 'youtube';
+
+/**
+ * Streaming integrations: a guild manager's connected Twitch or YouTube account, whose
+ * subscribers (channel members) get a managed role in the guild; a sync reads them from the
+ * provider, gives the role to members whose connection is a subscriber, and after the grace
+ * period takes it away (or kicks) from those who stopped.
+ */
+export class StreamingService {
+  constructor(
+    private readonly providers: Map<StreamingType, StreamingProvider>,
+    private readonly store: IntegrationsStorePort,
+    private readonly streaming: StreamingStorePort,
+    private readonly connections: ConnectionsPort,
+    private readonly guilds: GuildsPort,
+    private readonly integrations: IntegrationsService,
+    private readonly ids: IdSource,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(userId: string, guildId: string, type: StreamingType, accountId: string): Promise<void> {
+    await this.integrations.requireManageGuild(userId, guildId);
+    const existing = (await this.store.listGuild(guildId, 1000)).find((r) => r.type === type && r.account_id === accountId);
+    if (existing) return;
+    const connection = await this.connections.get(userId, type, accountId);
+    if (!connection?.access_token || connection.revoked) throw ApiError.of('UNKNOWN_INTEGRATION');
+    const account = await this.withToken(type, accountId, () => this.provider(type).account(connection.access_token!, accountId));
+    if (!account) throw ApiError.of('UNKNOWN_INTEGRATION');
+    const role = await this.guilds.createManagedRole(guildId, `${account.name} Subscriber`.slice(0, 100));
+    const created = await this.store.transaction(async (tx) => {
+      const row = await tx.insert({
+        id: this.ids.next(),
+        guild_id: guildId,
+        channel_id: null,
+        type,
+        name: account.name,
+        account_id: account.id,
+        account_name: account.name,
+        application_id: null,
+        scopes: [],
+        user_id: userId,
+        syncing: false,
+        role_id: role,
+        enable_emoticons: type === 'twitch' ? false : null,
+        expire_behavior: 0,
+        expire_grace_period: 1,
+        synced_at: this.now(),
+        subscriber_count: 0,
+        revoked: false,
+      });
+      if (row) await tx.emit([guildIntegrationsUpdate(guildId), integrationChanged('INTEGRATION_CREATE', guildId, await this.view(row))]);
+      return row;
+    });
+    // Another request enabled it meanwhile: its role is the one in use.
+    if (!created) await this.guilds.deleteManagedRole(guildId, role);
+  }
+
+  async modify(userId: string, guildId: string, integrationId: string, settings: StreamingSettings): Promise<void> {
+    await this.integrations.requireManageGuild(userId, guildId);
+    const row = await this.store.get(integrationId);
+    if (!row || row.guild_id !== guildId) throw ApiError.of('UNKNOWN_INTEGRATION');
+    if (!isStreaming(row))
+      throw ApiError.form({ _errors: { code: 'INTEGRATION_NOT_STREAMING', message: 'Only streaming integrations have these settings.' } });
+    if (settings.enable_emoticons !== undefined && row.type !== 'twitch')
+      throw ApiError.form({ enable_emoticons: { code: 'BASE_TYPE_INVALID', message: 'Only Twitch integrations sync emoticons.' } });
+    const patch: IntegrationPatch = {
+      ...(settings.expire_behavior !== undefined ? { expire_behavior: settings.expire_behavior } : {}),
+      ...(settings.expire_grace_period !== undefined ? { expire_grace_period: settings.expire_grace_period } : {}),
+      ...(settings.enable_emoticons !== undefined ? { enable_emoticons: settings.enable_emoticons } : {}),
+    };
+    await this.update(guildId, integrationId, patch);
+  }
+
+  async sync(userId: string, guildId: string, integrationId: string): Promise<void> {
+    await this.integrations.requireManageGuild(userId, guildId);
+    const row = await this.store.get(integrationId);
+    if (!row || row.guild_id !== guildId) throw ApiError.of('UNKNOWN_INTEGRATION');
+    if (!isStreaming(row)) return this.update(guildId, row.id, {});
+    const owner = await this.connections.byAccount(row.type, row.account_id);
+    if (!owner?.access_token || owner.revoked) return this.update(guildId, row.id, { revoked: true, syncing: false });
+    let current: StreamingAccount[];
+    try {
+      current = await this.withToken(row.type, row.account_id, () =>
+        this.provider(row.type).subscribers(owner.access_token!, row.account_id),
+      );
+    } catch (err) {
+      if (err instanceof ApiError) return this.update(guildId, row.id, { revoked: true, syncing: false });
+      throw err;
+    }
+    await this.streaming.syncSubscribers(row.id, current);
+    await this.grantCurrent(row, current);
+    await this.expireLapsed(row, new Set(current.map((a) => a.id)));
+    await this.update(guildId, row.id, { synced_at: this.now(), subscriber_count: current.length, syncing: false, revoked: false });
+  }
+
+  /** A subscriber (through a connection of theirs) joins the integration's guild with its role. */
+  async join(userId: string, integrationId: string): Promise<void> {
+    const row = await this.store.get(integrationId);
+    if (!isStreaming(row) || !row.guild_id) throw ApiError.of('UNKNOWN_INTEGRATION');
+    const mine = (await this.connections.ofUser(userId)).filter((c) => c.type === row.type && !c.revoked).map((c) => c.account_id);
+    const account = await this.streaming.isCurrentSubscriber(row.id, mine);
+    if (!account) throw ApiError.of('MISSING_ACCESS');
+    const error = await this.guilds.addMember(row.guild_id, userId, row.role_id ? [row.role_id] : []);
+    if (error !== 0)
+      throw JOIN_ERRORS[error] ? ApiError.of(JOIN_ERRORS[error]) : new ApiError(400, { code: error, message: 'Cannot join this guild' });
+    if (row.role_id) await this.guilds.setManagedRole(row.guild_id, userId, row.role_id, true);
+    await this.streaming.addGrant(row.id, userId, account);
+  }
+
+  private async grantCurrent(row: IntegrationRecord, current: StreamingAccount[]): Promise<void> {
+    if (!row.role_id || !row.guild_id) return;
+    const linked = await this.connections.usersOf(
+      row.type,
+      current.map((a) => a.id),
+    );
+    for (const [accountId, userId] of linked) {
+      const { member } = await this.guilds.setManagedRole(row.guild_id, userId, row.role_id, true);
+      if (member) await this.streaming.addGrant(row.id, userId, accountId);
+    }
+  }
+
+  /** Grants whose account stopped subscribing longer ago than the grace period: the role goes, or the member. */
+  private async expireLapsed(row: IntegrationRecord, current: Set<string>): Promise<void> {
+    if (!row.guild_id) return;
+    const lapsed = await this.streaming.lapsed(row.id);
+    const graceMs = (row.expire_grace_period ?? 1) * DAY_MS;
+    for (const grant of await this.streaming.grants(row.id)) {
+      if (current.has(grant.account_id)) continue;
+      const since = lapsed.get(grant.account_id) ?? new Date(0);
+      if (this.now().getTime() - since.getTime() < graceMs) continue;
+      if (row.expire_behavior === 1) await this.guilds.removeMember(row.guild_id, grant.user_id);
+      else if (row.role_id) await this.guilds.setManagedRole(row.guild_id, grant.user_id, row.role_id, false);
+      await this.streaming.removeGrant(row.id, grant.user_id);
+    }
+  }
+
+  private async update(guildId: string, integrationId: string, patch: IntegrationPatch): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const locked = await tx.lock(integrationId);
+      if (!locked) throw ApiError.of('UNKNOWN_INTEGRATION');
+      const row = Object.keys(patch).length > 0 ? await tx.update(integrationId, patch) : locked;
+      await tx.emit([guildIntegrationsUpdate(guildId), integrationChanged('INTEGRATION_UPDATE', guildId, await this.view(row))]);
+    });
+  }
+
+  private async view(row: IntegrationRecord) {
+    return integrationView(row, await this.integrations.context([row], false, false));
+  }
+
+  private provider(type: StreamingType): StreamingProvider {
+    const provider = this.providers.get(type);
+    if (!provider) throw ApiError.form({ type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (twitch, youtube).' } });
+    return provider;
+  }
+
+  /** A token the provider refuses marks the connection revoked and answers as an unknown integration. */
+  private async withToken<T>(type: StreamingType, accountId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ProviderError && err.kind === 'bad_response' && (err.status === 401 || err.status === 403)) {
+        await this.connections.markRevoked(type, accountId);
+        throw ApiError.of('UNKNOWN_INTEGRATION');
+      }
+      throw err;
+    }
+  }
+}

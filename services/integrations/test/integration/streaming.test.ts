@@ -1,0 +1,238 @@
+import { youtube } from '@googleapis/youtube';
+import { ApiClient } from '@twurple/api';
+import { StaticAuthProvider } from '@twurple/auth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import {
+  api,
+  newGuild,
+  newUser,
+  publishedEvents,
+  startIntegrationsStack,
+  stopIntegrationsStack,
+  type Body,
+  type IntegrationsStack,
+  type StackUser,
+} from './harness.js';
+
+let stack: IntegrationsStack;
+
+beforeAll(async () => {
+  stack = await startIntegrationsStack();
+});
+afterAll(() => stopIntegrationsStack(stack));
+
+let n = 0;
+const accountId = () => String(7_000_000 + (Date.now() % 1_000_000) * 10 + n++);
+
+/** `user` connects the platform account through the provider's OAuth2 code flow, as a browser would. */
+async function connect(user: StackUser, type: 'twitch' | 'youtube', account: string): Promise<Body> {
+  const start = await api(stack, user, 'GET', `/connections/${type}/authorize`);
+  expect(start.status).toBe(200);
+  stack.streaming.nextLogin[type] = account;
+  const consent = await fetch(start.body.url as string, { redirect: 'manual' });
+  expect(consent.status).toBe(302);
+  const back = new URL(consent.headers.get('location')!);
+  const res = await api(stack, user, 'POST', `/connections/${type}/callback`, {
+    code: back.searchParams.get('code'),
+    state: back.searchParams.get('state'),
+  });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function rolesOf(guildId: string, userId: string): Promise<string[] | undefined> {
+  const { found, member } = await stack.guildsGrpc.getMember({ guildId, userId });
+  return found ? member!.roleIds : undefined;
+}
+
+const lapseBy = (integrationId: string, account: string, days: number) =>
+  stack.db
+    .updateTable('integration_subscribers')
+    .set({ lapsed_at: sql`now() - make_interval(days => ${days})` })
+    .where('integration_id', '=', integrationId)
+    .where('account_id', '=', account)
+    .execute();
+
+describe('the loopback streaming platforms speak their APIs', () => {
+  it('when Twitch’s own client (@twurple, mock mode) and Google’s (@googleapis/youtube) read the stand-in, then they get the accounts', async () => {
+    const id = accountId();
+    stack.streaming.addAccount('twitch', { id, name: 'TwurpleReads' });
+    const token = JSON.parse(
+      await (
+        await fetch(`${stack.gifs.url}/oauth2/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            client_id: 'twitch-client',
+            client_secret: 'twitch-secret',
+            grant_type: 'authorization_code',
+            code: stack.streaming.issueCode('twitch', id),
+          }),
+        })
+      ).text(),
+    ).access_token as string;
+    process.env.TWURPLE_MOCK_API_PORT = new URL(stack.gifs.url).port;
+    try {
+      const twitch = new ApiClient({ authProvider: new StaticAuthProvider('twitch-client', token) });
+      const user = await twitch.users.getUserById(id);
+      expect(user?.displayName).toBe('TwurpleReads');
+    } finally {
+      delete process.env.TWURPLE_MOCK_API_PORT;
+    }
+
+    stack.streaming.addAccount('youtube', { id: 'UC_google_reads', name: 'Google Reads' });
+    const code = stack.streaming.issueCode('youtube', 'UC_google_reads');
+    const tokenRes = await fetch(`${stack.gifs.url}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: 'google-client', client_secret: 'google-secret', grant_type: 'authorization_code', code }),
+    });
+    const ytToken = ((await tokenRes.json()) as Body).access_token as string;
+    const yt = youtube({ version: 'v3', rootUrl: `${stack.gifs.url}/` });
+    const channels = await yt.channels.list({ part: ['snippet'], mine: true }, { headers: { Authorization: `Bearer ${ytToken}` } });
+    expect(channels.data.items?.[0]?.snippet?.title).toBe('Google Reads');
+  });
+});
+
+describe('streaming integrations', () => {
+  it('when a streamer enables their Twitch account, then subscribers get its managed role by sync or by joining, and lose it (or the guild) after the grace period', async () => {
+    const [streamer, fan, joiner, stranger] = [await newUser(stack), await newUser(stack), await newUser(stack), await newUser(stack)];
+    const [streamerAccount, fanAccount, joinerAccount] = [accountId(), accountId(), accountId()];
+    stack.streaming.addAccount('twitch', { id: streamerAccount, name: 'Streamer' });
+    stack.streaming.addAccount('twitch', { id: fanAccount, name: 'Fan' });
+    stack.streaming.addAccount('twitch', { id: joinerAccount, name: 'Joiner' });
+    stack.streaming.subscribers.twitch.set(streamerAccount, [fanAccount, joinerAccount]);
+    expect(await connect(streamer, 'twitch', streamerAccount)).toMatchObject({
+      id: streamerAccount,
+      type: 'twitch',
+      name: 'Streamer',
+      revoked: false,
+    });
+    await connect(fan, 'twitch', fanAccount);
+    await connect(joiner, 'twitch', joinerAccount);
+    const guildId = await newGuild(stack, streamer);
+    await stack.guildsGrpc.addMember({ guildId, userId: fan.userId });
+
+    const created = await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations`, { type: 'streaming_a', id: streamerAccount });
+    expect(created.status).toBe(204);
+    const [integration] = (await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+    expect(integration).toMatchObject({
+      type: 'twitch',
+      name: 'Streamer',
+      account: { id: streamerAccount, name: 'Streamer' },
+      syncing: false,
+      role_id: expect.stringMatching(/^\d+$/),
+      enable_emoticons: false,
+      expire_behavior: 0,
+      expire_grace_period: 1,
+      subscriber_count: 0,
+      revoked: false,
+      user: expect.objectContaining({ id: streamer.userId }),
+    });
+    const roleId = integration.role_id as string;
+    const guild = await stack.guildsGrpc.getGuild({ guildId });
+    expect(guild.guild!.roles.find((r) => r.id === roleId)).toMatchObject({ managed: true, name: 'Streamer Subscriber' });
+
+    expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`)).status).toBe(204);
+    expect(await rolesOf(guildId, fan.userId)).toContain(roleId);
+    expect((await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0]).toMatchObject({ subscriber_count: 2 });
+
+    expect((await api(stack, stranger, 'POST', `/integrations/${integration.id}/join`)).body.code).toBe(50001);
+    expect((await api(stack, joiner, 'POST', `/integrations/${integration.id}/join`)).status).toBe(204);
+    expect(await rolesOf(guildId, joiner.userId)).toContain(roleId);
+
+    // The fan stops subscribing: the role stays through the grace period, then goes.
+    stack.streaming.subscribers.twitch.set(streamerAccount, [joinerAccount]);
+    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    expect(await rolesOf(guildId, fan.userId)).toContain(roleId);
+    await lapseBy(integration.id, fanAccount, 2);
+    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    expect(await rolesOf(guildId, fan.userId)).not.toContain(roleId);
+    expect(await rolesOf(guildId, fan.userId)).toBeDefined();
+
+    // Kick on expiry, three days' grace: the joiner stops and, four days on, is removed.
+    const modified = await api(stack, streamer, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, {
+      expire_behavior: 1,
+      expire_grace_period: 3,
+      enable_emoticons: true,
+    });
+    expect(modified.status).toBe(204);
+    stack.streaming.subscribers.twitch.set(streamerAccount, []);
+    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await lapseBy(integration.id, joinerAccount, 2);
+    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    expect(await rolesOf(guildId, joiner.userId)).toContain(roleId);
+    await lapseBy(integration.id, joinerAccount, 4);
+    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    expect(await rolesOf(guildId, joiner.userId)).toBeUndefined();
+
+    const updates = await publishedEvents(stack, 'INTEGRATION_UPDATE', (e) => (e.data as Body).id === integration.id);
+    expect(updates.length).toBeGreaterThanOrEqual(6);
+    expect(updates.at(-1)!.data).toMatchObject({ expire_behavior: 1, expire_grace_period: 3, enable_emoticons: true, subscriber_count: 0 });
+    expect(await publishedEvents(stack, 'INTEGRATION_CREATE', (e) => (e.data as Body).id === integration.id)).toHaveLength(1);
+
+    // Deleting it deletes its managed role.
+    expect((await api(stack, streamer, 'DELETE', `/guilds/${guildId}/integrations/${integration.id}`)).status).toBe(204);
+    expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.roles.some((r) => r.id === roleId)).toBe(false);
+  });
+
+  it('when a YouTube channel (streaming_b) is enabled and synced, then its channel members with a connection get the role', async () => {
+    const [creator, member] = [await newUser(stack), await newUser(stack)];
+    const channel = `UC_creator_${accountId()}`;
+    const fanChannel = `UC_member_${accountId()}`;
+    stack.streaming.addAccount('youtube', { id: channel, name: 'Creator' });
+    stack.streaming.addAccount('youtube', { id: fanChannel, name: 'Member' });
+    stack.streaming.subscribers.youtube.set(channel, [fanChannel]);
+    await connect(creator, 'youtube', channel);
+    await connect(member, 'youtube', fanChannel);
+    const guildId = await newGuild(stack, creator);
+    await stack.guildsGrpc.addMember({ guildId, userId: member.userId });
+    expect((await api(stack, creator, 'POST', `/guilds/${guildId}/integrations`, { type: 'youtube', id: channel })).status).toBe(204);
+    const [integration] = (await api(stack, creator, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+    expect(integration.type).toBe('youtube');
+    expect(integration).not.toHaveProperty('enable_emoticons');
+    const emoticons = await api(stack, creator, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { enable_emoticons: true });
+    expect(emoticons.body.errors.enable_emoticons).toBeDefined();
+    await api(stack, creator, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    expect(await rolesOf(guildId, member.userId)).toContain(integration.role_id);
+  });
+
+  it('when the request is wrong, then the platform’s errors and nothing is enabled', async () => {
+    const [owner, member] = [await newUser(stack), await newUser(stack)];
+    const account = accountId();
+    stack.streaming.addAccount('twitch', { id: account, name: 'Someone' });
+    await connect(owner, 'twitch', account);
+    const guildId = await newGuild(stack, owner);
+    await stack.guildsGrpc.addMember({ guildId, userId: member.userId });
+    const post = (user: StackUser, body: unknown) => api(stack, user, 'POST', `/guilds/${guildId}/integrations`, body);
+
+    expect((await post(owner, { type: 'discord', id: account })).body.errors.type._errors[0].code).toBe('BASE_TYPE_CHOICES');
+    expect((await post(owner, { type: 'guild_subscription', id: account })).body.errors.type).toBeDefined();
+    expect((await post(owner, { type: 'nope', id: account })).status).toBe(400);
+    expect((await post(owner, { type: 'twitch' })).body.errors.id._errors[0].code).toBe('BASE_TYPE_REQUIRED');
+    expect((await post(owner, { type: 'twitch', id: 'not-mine' })).body.code).toBe(10005);
+    expect((await post(member, { type: 'twitch', id: account })).body.code).toBe(50013);
+    expect((await api(stack, owner, 'POST', `/guilds/${guildId}/integrations/1/sync`)).body.code).toBe(10005);
+    expect((await api(stack, owner, 'PATCH', `/guilds/${guildId}/integrations/1`, {})).body.code).toBe(10005);
+    expect((await api(stack, owner, 'POST', '/integrations/1/join')).body.code).toBe(10005);
+    expect((await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body).toEqual([]);
+
+    expect((await post(owner, { type: 'twitch', id: account })).status).toBe(204);
+    const [integration] = (await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+    const patch = (body: unknown) => api(stack, owner, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, body);
+    expect((await patch({ expire_grace_period: 2 })).body.errors.expire_grace_period._errors[0].code).toBe('BASE_TYPE_CHOICES');
+    expect((await patch({ expire_behavior: 5 })).status).toBe(400);
+    expect((await api(stack, member, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { expire_behavior: 1 })).body.code).toBe(
+      50013,
+    );
+    // Enabling it twice is one integration.
+    expect((await post(owner, { type: 'streaming_a', id: account })).status).toBe(204);
+    expect((await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body).toHaveLength(1);
+
+    const badState = await api(stack, owner, 'POST', '/connections/twitch/callback', { code: 'x', state: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(badState.body.errors.state).toBeDefined();
+    const start = await api(stack, owner, 'GET', '/connections/twitch/authorize');
+    const state = new URL(start.body.url as string).searchParams.get('state');
+    expect((await api(stack, member, 'POST', '/connections/twitch/callback', { code: 'x', state })).body.errors.state).toBeDefined();
+    expect((await api(stack, owner, 'GET', '/connections/myspace/authorize')).status).toBe(400);
+  });
+});
