@@ -8,6 +8,7 @@ import {
   createClient,
   createLogger,
   listen,
+  UpstreamError,
   type Closer,
   type Logger,
 } from '@kith/platform';
@@ -45,7 +46,12 @@ export async function startGateway(config: GatewayConfig, logger = createLogger(
   const auth = createClient(AuthService, config.AUTH_GRPC_ADDR, VALIDATE_DEADLINE_MS);
   const tokens = new TokenCache(
     async (token, clientIp) => {
-      const answer = await auth.validateToken({ token, clientIp });
+      const answer = await auth.validateToken({ token, clientIp }).catch((err: unknown) => {
+        // Auth too busy to check a token in time (a surge of logins and registrations hashing
+        // passwords) is this edge unable to serve the request for a moment, not a slow service
+        // behind it: 503 with Retry-After, which clients wait out and retry, instead of 504.
+        throw err instanceof UpstreamError && err.status === 504 ? new UpstreamError(503, `token check: ${err.message}`) : err;
+      });
       return answer.valid ? { userId: answer.userId, sessionId: answer.sessionId, bot: answer.bot } : null;
     },
     { ttlMs: config.AUTH_CACHE_TTL_MS, feedTtlMs: config.AUTH_CACHE_FEED_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES },

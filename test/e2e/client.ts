@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { REST, type RESTOptions } from '@discordjs/rest';
 import { Agent } from 'undici';
+import { WorkQueue } from '@kith/platform';
 import { inject } from 'vitest';
 import { TRUSTED_PROXY } from './addresses.js';
 
@@ -48,14 +49,35 @@ export async function api(method: string, path: string, opts: ApiOptions = {}) {
 
 export const uniqueName = (prefix = 'u'): string => `${prefix}${randomBytes(6).toString('hex')}`;
 
+/**
+ * Setup is not a load test: a test file registers at most this many users at once (each is an
+ * argon2 hash), however many its concurrent tests ask for; the rest wait their turn here.
+ */
+const registrations = new WorkQueue({
+  name: 'test registrations',
+  concurrency: 4,
+  maxWaiting: Number.MAX_SAFE_INTEGER,
+  maxWaitMs: 600_000,
+});
+
+/**
+ * For a test's setup: asks again when the system answers 503, after the Retry-After it names, as
+ * a real client does (a busy system sheds load that way); a few times at most.
+ */
+export async function served(ask: () => ReturnType<typeof api>) {
+  for (let attempt = 1; ; attempt++) {
+    const res = await ask();
+    if (res.status !== 503 || attempt === 5) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
+
 /** Registers a fresh user (on the e2e system unless `base` names another) and returns its credentials. */
 export async function newUser(password = 'correct horse battery', base?: string) {
   const username = uniqueName();
   const email = `${username}@example.com`;
-  const res = await api('POST', '/auth/register', {
-    base,
-    body: { username, email, password, date_of_birth: '1990-05-17', consent: true },
-  });
+  const body = { username, email, password, date_of_birth: '1990-05-17', consent: true };
+  const res = await registrations.run(() => served(() => api('POST', '/auth/register', { base, body })));
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.json)}`);
   return { username, email, password, token: res.json.token as string };
 }

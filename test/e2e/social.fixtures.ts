@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
 import { SocialService } from '@kith/proto/social/v1/social';
-import { api, newUser } from './client.js';
+import { api, newUser, served } from './client.js';
 import { GatewayClient, type Dispatch } from './ws-client.js';
 
 /** A registered user: who they are, their token, and (once connected) their gateway socket. */
@@ -54,7 +54,7 @@ export function strangerId(): string {
 
 export async function person(): Promise<Person> {
   const { username, token } = await newUser();
-  const me = await api('GET', '/users/@me', { token });
+  const me = await served(() => api('GET', '/users/@me', { token }));
   if (me.status !== 200) throw new Error(`GET /users/@me after register: ${me.status} ${JSON.stringify(me.json)}`);
   return { id: me.json.id as string, username, token };
 }

@@ -74,6 +74,7 @@ describe('parseConfig', () => {
       GRPC_PORT: 50051,
       HTTP_HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+      DB_CONNECTIONS: 4,
       DB_PREFIX: 'kith',
       REDIS_URL: 'redis://127.0.0.1:6379',
       NATS_URL: 'nats://127.0.0.1:4222',

@@ -125,6 +125,13 @@ export const serviceConfig = {
   HTTP_HOST: z.string().default('127.0.0.1'),
   /** An admin connection URL; the service creates and uses its own database `<DB_PREFIX>_<service>`. */
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /**
+   * PostgreSQL connections this process may hold at once: its pool gets all but one, which the
+   * outbox listener keeps. A share of the deployment's budget (scripts/processes.mjs gives each
+   * service its own under `npm start`); the sum over every process and replica must stay within
+   * the server's max_connections. A request finding the pool busy waits for a connection, up to 10 s, then answers 503.
+   */
+  DB_CONNECTIONS: z.coerce.number().int().min(2).max(1000).default(4),
   /** Names the service's database `<DB_PREFIX>_<service>` (a second stack on one server takes another). */
   DB_PREFIX: z
     .string()

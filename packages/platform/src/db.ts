@@ -41,8 +41,20 @@ export interface DatabaseOptions {
 /** DATE columns stay 'YYYY-MM-DD' strings: a calendar date has no time zone to shift it. */
 pg.types.setTypeParser(1082, (value: string) => value);
 
+/**
+ * How long a query waits for a pooled connection (all busy) or a new one (server slow to accept)
+ * before it fails as the store being unavailable (a 503 with Retry-After, errors.ts), well before
+ * the edge would give up on the request (UPSTREAM_HEADERS_TIMEOUT_MS, 15 s).
+ */
+export const CONNECTION_WAIT_MS = 10_000;
+
 export function createDatabase<DB>({ url, maxConnections = 10, logger }: DatabaseOptions): Kysely<DB> {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+  });
   // An idle connection the server ends (restart, failover, timeout) is emitted as 'error' on the
   // pool, which crashes the process when nothing listens. The pool has already dropped it.
   pool.on('error', (err) => logger?.warn({ err: err.message }, 'idle database connection lost'));

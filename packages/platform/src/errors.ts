@@ -234,6 +234,21 @@ function typeError(expected: string, input: unknown): FieldError {
 }
 
 /**
+ * More work than the process takes on at once (a bounded queue that is full, or a job that waited
+ * its longest): the request did nothing wrong and may succeed later. A 503 whose Retry-After says
+ * when; gRPC UNAVAILABLE.
+ */
+export class OverloadedError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
+    this.name = 'OverloadedError';
+  }
+}
+
+/**
  * PostgreSQL or Redis out of reach or out of capacity: too many connections (SQLSTATE class 53),
  * shutting down or starting up (57P01–57P03), a broken connection (class 08), a refused or reset
  * socket, a pool that could not hand out a connection in time, Redis giving up on a command. The

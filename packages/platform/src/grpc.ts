@@ -25,7 +25,7 @@ import {
 } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { HealthImplementation } from 'grpc-health-check';
-import { ApiError, isStoreUnavailable, type ErrorBody } from './errors.js';
+import { ApiError, OverloadedError, isStoreUnavailable, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import { SERVICE_TOKEN_METADATA, serviceCalls } from './service-calls.js';
 
@@ -94,6 +94,7 @@ export function toServiceError(err: unknown, logger?: Logger): Partial<ServiceEr
     metadata.set(ERROR_BODY_KEY, asciiJson({ status: err.status, body: err.body }));
     return { code: HTTP_TO_GRPC[err.status] ?? Status.UNKNOWN, details: err.body.message, metadata };
   }
+  if (err instanceof OverloadedError) return { code: Status.UNAVAILABLE, details: err.message };
   if (isStoreUnavailable(err)) {
     logger?.error({ err }, 'store unavailable');
     return { code: Status.UNAVAILABLE, details: 'store unavailable' };

@@ -10,7 +10,7 @@ import express, {
 } from 'express';
 import type { z } from 'zod';
 import { requestContext } from './context.js';
-import { ApiError, INTERNAL_ERROR_BODY, formErrorAt, formErrorFromZod, isStoreUnavailable } from './errors.js';
+import { ApiError, INTERNAL_ERROR_BODY, OverloadedError, formErrorAt, formErrorFromZod, isStoreUnavailable } from './errors.js';
 import { UpstreamError } from './grpc.js';
 import { INTERNAL_IDENTITY_HEADER, type Identity, type IdentityVerifier } from './identity.js';
 import { nestsDeeperThan } from './json-depth.js';
@@ -236,8 +236,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const { status, body } = toHttpError(err, logger);
     if (res.headersSent) return void res.end();
-    // A store that is down or out of connections recovers by itself: tell the client when to retry.
-    if (status === 503) res.setHeader('Retry-After', '1');
+    // A store that is down or out of connections, or too much work at once, passes by itself: tell the client when to retry.
+    if (status === 503) res.setHeader('Retry-After', String(err instanceof OverloadedError ? err.retryAfterSeconds : 1));
     res.status(status).json(body);
   };
 }
@@ -253,6 +253,10 @@ export function toHttpError(err: unknown, logger: Logger): { status: number; bod
     return { status: 415, body: { code: 0, message: '415: Unsupported Media Type' } };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
     return { status: 400, body: { code: 50035, message: 'Invalid Form Body' } };
+  if (err instanceof OverloadedError) {
+    logger.warn({ reason: err.message }, 'overloaded');
+    return { status: 503, body: { code: 0, message: '503: Service Unavailable' } };
+  }
   if (isStoreUnavailable(err)) {
     logger.error({ err }, 'store unavailable');
     return { status: 503, body: { code: 0, message: '503: Service Unavailable' } };

@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './context.js';
 export * from './db.js';
 export * from './errors.js';
+export { WorkQueue, type WorkQueueOptions } from './work-queue.js';
 export * from './grpc.js';
 export * from './http.js';
 export * from './identity.js';

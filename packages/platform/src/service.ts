@@ -22,6 +22,8 @@ export interface ServiceBaseConfig {
   GRPC_PORT: number;
   HTTP_HOST: string;
   DATABASE_URL: string;
+  /** Connections to PostgreSQL this process may hold: the pool's, and the outbox listener's one. */
+  DB_CONNECTIONS: number;
   DB_PREFIX: string;
   REDIS_URL: string;
   REDIS_PREFIX: string;
@@ -72,7 +74,6 @@ export async function startService<DB>(opts: {
   config: ServiceBaseConfig;
   migrationsFolder: string;
   logger?: Logger;
-  maxConnections?: number;
   wire(parts: ServiceParts<DB>): ServiceWiring | Promise<ServiceWiring>;
 }): Promise<RunningService> {
   const { name, config } = opts;
@@ -80,12 +81,15 @@ export async function startService<DB>(opts: {
   // Before any client or server exists: every gRPC call this process makes or takes is signed or checked with it.
   configureServiceCalls(config.SERVICE_TOKEN_KEY, name);
   const dbName = `${config.DB_PREFIX}_${name}`;
+  // Every connection of this process says whose it is in pg_stat_activity (an operator's first question when they run out).
+  const adminUrl = withApplicationName(config.DATABASE_URL, `kith-${name}`);
   const db = await openServiceDatabase<DB>({
-    adminUrl: config.DATABASE_URL,
+    adminUrl,
     name: dbName,
     migrationsFolder: opts.migrationsFolder,
     logger,
-    maxConnections: opts.maxConnections ?? 20,
+    // The outbox listener holds the other one (OutboxRelay); the relay's batches use the pool.
+    maxConnections: config.DB_CONNECTIONS - 1,
   });
   const redis = createRedis(config.REDIS_URL, config.REDIS_PREFIX, logger);
   const nats = await connectNats(config.NATS_URL, name, logger);
@@ -109,7 +113,7 @@ export async function startService<DB>(opts: {
   });
   logger.info({ http: http.port, grpc: grpc.port }, `${name} listening`);
   // Publishes what this and every other replica write to the outbox; one of them at a time.
-  const relay = new OutboxRelay({ db, databaseUrl: databaseUrl(config.DATABASE_URL, dbName), nats, logger });
+  const relay = new OutboxRelay({ db, databaseUrl: databaseUrl(adminUrl, dbName), nats, logger });
   relay.start();
 
   return {
@@ -129,4 +133,10 @@ export async function startService<DB>(opts: {
       () => db.destroy(),
     ],
   };
+}
+
+function withApplicationName(url: string, applicationName: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', applicationName);
+  return parsed.toString();
 }

@@ -24,6 +24,16 @@ const authConfigFields = z.object({
   ARGON2_MEMORY_KIB: z.coerce.number().int().min(19456).default(19456),
   /** argon2id passes (see ARGON2_MEMORY_KIB). */
   ARGON2_ITERATIONS: z.coerce.number().int().min(2).default(2),
+  /**
+   * Password hashes and checks (registration, login, every password prompt) computed at once; the
+   * rest wait their turn. A surge of them then cannot take every core from the token checks every
+   * request needs. About half the cores given to the process.
+   */
+  ARGON2_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  /** Password hashes that may wait for a turn; one more is answered 503 with Retry-After. */
+  ARGON2_MAX_WAITING: z.coerce.number().int().min(0).default(64),
+  /** How long a password hash may wait for its turn before it is answered 503 with Retry-After (below the edge's 15 s upstream timeout). */
+  ARGON2_MAX_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   /** HMAC key of the 5-minute MFA elevation JWTs; unset, a random one per process (development only: replicas then disagree). */
   MFA_ELEVATION_KEY: z.string().min(32).optional(),
   /** How long an MFA ticket (login or elevation) lives, and how many wrong codes it survives. */

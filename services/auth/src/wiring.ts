@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addService, createClient, type ServiceParts, type ServiceWiring } from '@kith/platform';
+import { addService, createClient, WorkQueue, type ServiceParts, type ServiceWiring } from '@kith/platform';
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { InvitesService } from '@kith/proto/invites/v1/invites';
 import type { AuthConfig } from './config.js';
@@ -95,7 +95,16 @@ type Stores = ReturnType<typeof stores>;
 function basics(config: AuthConfig, { logger }: Parts, s: Stores) {
   return {
     sessions: new SessionsService(s.sessions, { idleDays: config.SESSION_IDLE_DAYS, touchIntervalMs: config.SESSION_TOUCH_INTERVAL_MS }),
-    passwords: new PasswordHasher({ memoryKiB: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS }),
+    passwords: new PasswordHasher({
+      memoryKiB: config.ARGON2_MEMORY_KIB,
+      iterations: config.ARGON2_ITERATIONS,
+      queue: new WorkQueue({
+        name: 'password hashing',
+        concurrency: config.ARGON2_CONCURRENCY,
+        maxWaiting: config.ARGON2_MAX_WAITING,
+        maxWaitMs: config.ARGON2_MAX_WAIT_MS,
+      }),
+    }),
     mailer: createMailer(config, logger),
     sms: createSms(config, logger),
     links: new RecoveryLinks(config.PUBLIC_WEB_URL),

@@ -4,17 +4,35 @@ import { orNull, type Plain } from './plain.js';
 
 export type ChannelData = Plain<Channel>;
 
-/** The platform's channel types the rendering tells apart. */
-const DM = 1;
-const GUILD_VOICE = 2;
-const GROUP_DM = 3;
-const GUILD_CATEGORY = 4;
-const ANNOUNCEMENT_THREAD = 10;
-const PUBLIC_THREAD = 11;
-const PRIVATE_THREAD = 12;
-const GUILD_STAGE_VOICE = 13;
-const GUILD_FORUM = 15;
-const GUILD_MEDIA = 16;
+/** The platform's channel types: one list for every service (guilds keeps channels; invites and webhooks point at them). */
+export const ChannelType = {
+  GUILD_TEXT: 0,
+  DM: 1,
+  GUILD_VOICE: 2,
+  GROUP_DM: 3,
+  GUILD_CATEGORY: 4,
+  GUILD_ANNOUNCEMENT: 5,
+  ANNOUNCEMENT_THREAD: 10,
+  PUBLIC_THREAD: 11,
+  PRIVATE_THREAD: 12,
+  GUILD_STAGE_VOICE: 13,
+  GUILD_DIRECTORY: 14,
+  GUILD_FORUM: 15,
+  GUILD_MEDIA: 16,
+} as const;
+
+const {
+  DM,
+  GUILD_VOICE,
+  GROUP_DM,
+  GUILD_CATEGORY,
+  ANNOUNCEMENT_THREAD,
+  PUBLIC_THREAD,
+  PRIVATE_THREAD,
+  GUILD_STAGE_VOICE,
+  GUILD_FORUM,
+  GUILD_MEDIA,
+} = ChannelType;
 
 const isThread = (type: number) => type === ANNOUNCEMENT_THREAD || type === PUBLIC_THREAD || type === PRIVATE_THREAD;
 

@@ -1,4 +1,4 @@
-import { ApiError, type SnowflakeGenerator } from '@kith/platform';
+import { ApiError, OverloadedError, type SnowflakeGenerator } from '@kith/platform';
 import type { SessionsService, SessionRequest } from './sessions.service.js';
 import { loginSettings } from './user.view.js';
 import type { MfaLoginChallenge } from './mfa/login-mfa.js';
@@ -118,7 +118,11 @@ export class AccountsService {
   async login(input: LoginInput, request: SessionRequest) {
     const user = input.login.startsWith('+') ? await this.users.findByPhone(input.login) : await this.users.findByEmail(input.login);
     const attempt = await this.extensions?.limits?.attempt(input.login, user, request.clientIp);
-    const ok = await this.passwords.verify(user?.password_hash ?? null, input.password);
+    const ok = await this.passwords.verify(user?.password_hash ?? null, input.password).catch(async (err: unknown) => {
+      // Refused before any check (503): no guess was made, so none is counted.
+      if (err instanceof OverloadedError) await attempt?.withdrawn();
+      throw err;
+    });
     if (!user || !ok) throw ApiError.form({ login: INVALID_LOGIN, password: INVALID_LOGIN });
     await attempt?.succeeded();
     const undelete = Boolean(input.undelete && this.extensions);

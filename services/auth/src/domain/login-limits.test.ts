@@ -70,6 +70,17 @@ describe('LoginLimits', () => {
     expect(alerts).toEqual([]);
   });
 
+  it('when the password is never checked (the process too busy, 503), then the withdrawn attempt counts nowhere', async () => {
+    const { limits, fail, owner } = setup();
+    // A stranger's network: the pair, the account and the address limits all count it.
+    for (let i = 0; i < 10; i++) await (await limits.attempt('owner@example.com', owner, '203.0.113.1')).withdrawn();
+    expect([await fail('owner@example.com', '203.0.113.1'), await fail('owner@example.com', '203.0.113.1')]).toEqual([
+      'checked',
+      'checked',
+    ]);
+    expect(await fail('owner@example.com', '203.0.113.1')).toBeInstanceOf(RateLimitedError);
+  });
+
   it('when a login succeeds, then its network starts afresh and the attempt is given back', async () => {
     const { limits, fail, owner } = setup();
     await fail('owner@example.com', '203.0.113.1');

@@ -19,6 +19,8 @@ export interface LoginLimitOptions {
 /** How an attempt that went ahead ends; a failure needs nothing, it was counted when it began. */
 export interface LoginAttempt {
   succeeded(): Promise<void>;
+  /** The password was never checked (the process too busy to): the attempt counts nowhere. */
+  withdrawn(): Promise<void>;
 }
 
 /** Counters are forgotten a day after their last failure (or after the longest delay, if longer). */
@@ -76,6 +78,11 @@ export class LoginLimits {
       succeeded: async () => {
         await this.windows.release(ipKey);
         await this.backoffs.clear(pairKey);
+        if (!known) await this.backoffs.release(accountKey);
+      },
+      withdrawn: async () => {
+        await this.windows.release(ipKey);
+        await this.backoffs.release(pairKey);
         if (!known) await this.backoffs.release(accountKey);
       },
     };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OverloadedError, WorkQueue } from '@kith/platform';
 import { PasswordHasher } from './passwords.js';
 
 const hasher = new PasswordHasher({ memoryKiB: 19456, iterations: 2 });
@@ -32,5 +33,21 @@ describe('PasswordHasher', () => {
 
   it('when the stored hash is not an argon2 hash, then verify is false rather than throwing', async () => {
     expect(await hasher.verify('not-a-hash', 'anything')).toBe(false);
+  });
+});
+
+describe('PasswordHasher under a surge', () => {
+  it('when more hashes come than may run or wait, then the extra one is refused with OverloadedError, and a refused check is never a wrong password', async () => {
+    const queue = new WorkQueue({ name: 'password hashing', concurrency: 1, maxWaiting: 0, maxWaitMs: 60_000 });
+    const busy = new PasswordHasher({ memoryKiB: 19456, iterations: 2, queue });
+    const stored = await busy.hash('correct horse battery staple');
+    // The unknown-login stand-in hash is made once, on first use.
+    expect(await busy.verify(null, 'warm up')).toBe(false);
+    const first = busy.hash('first');
+    await expect(busy.hash('second')).rejects.toBeInstanceOf(OverloadedError);
+    await expect(busy.verify(stored, 'correct horse battery staple')).rejects.toBeInstanceOf(OverloadedError);
+    await expect(busy.verify(null, 'anything')).rejects.toBeInstanceOf(OverloadedError);
+    expect((await first).startsWith('$argon2id$')).toBe(true);
+    expect(await busy.verify(stored, 'correct horse battery staple')).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { ChannelType } from '@kith/platform';
 /**
  * What the guilds service keeps, as the domain reads and writes it (the store maps these to its
  * tables one to one). Ids are snowflakes as decimal strings; permission bitfields are read as
@@ -155,22 +156,8 @@ export type NewChannel = Partial<Omit<ChannelRecord, 'id' | 'type' | 'created_at
 /** What a channel change writes. */
 export type ChannelPatch = Partial<Omit<ChannelRecord, 'id' | 'type' | 'created_at'>>;
 
-/** The platform's channel types. */
-export const ChannelType = {
-  GUILD_TEXT: 0,
-  DM: 1,
-  GUILD_VOICE: 2,
-  GROUP_DM: 3,
-  GUILD_CATEGORY: 4,
-  GUILD_ANNOUNCEMENT: 5,
-  ANNOUNCEMENT_THREAD: 10,
-  PUBLIC_THREAD: 11,
-  PRIVATE_THREAD: 12,
-  GUILD_STAGE_VOICE: 13,
-  GUILD_DIRECTORY: 14,
-  GUILD_FORUM: 15,
-  GUILD_MEDIA: 16,
-} as const;
+/** The platform's channel types (one list, in the platform). */
+export { ChannelType };
 
 /** The thread types: queries that count or cascade over a guild's channels name them, so they live in one place. */
 export const THREAD_TYPES: readonly number[] = [ChannelType.ANNOUNCEMENT_THREAD, ChannelType.PUBLIC_THREAD, ChannelType.PRIVATE_THREAD];

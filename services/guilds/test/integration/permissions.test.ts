@@ -9,6 +9,7 @@ import {
   SERVICE_TOKEN_METADATA,
   serviceCalls,
   SnowflakeGenerator,
+  sql,
   type Kysely,
   type ServiceClient,
 } from '@kith/platform';
@@ -101,6 +102,16 @@ async function check(userId: string, guildId: string, channelId = '', required =
 }
 
 const NOTHING = { member: false, allowed: false, permissions: 0n };
+
+/** Until `n` statements on this test's database wait for a lock (the test's own timeout bounds it). */
+async function lockWaiters(n: number): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ waiting: string }>`
+      SELECT count(*) AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+    if (Number(rows[0]!.waiting) >= n) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 describe('CheckPermissions: who is not a member of what', () => {
   it('an unknown guild, a non-member, an unknown channel, a channel of another guild, a DM: member false, nothing allowed', async () => {
@@ -348,21 +359,35 @@ describe('CheckPermissions is never stale: every kind of change, through the dat
     expect((await access.guild(guildId, me))?.permissions).toBe(P.VIEW_CHANNEL | P.KICK_MEMBERS);
   });
 
-  it('concurrent checks while a role keeps changing: each answer is one of the committed states, the last one after', async () => {
+  it('checks in flight while a role changes: each answers a committed state, and every replica the last one after', async () => {
     const { me, guildId, helper, text } = await setup();
-    const states = [P.ADD_REACTIONS, P.MANAGE_MESSAGES, P.SEND_MESSAGES, P.KICK_MEMBERS];
-    const seen = new Set<bigint>();
-    // Each replica on its own: while the role changes, two of them may rightly answer different committed states.
-    const checks = Array.from({ length: 16 }, (_, i) =>
-      clients[i % clients.length]!.checkPermissions({ userId: me, guildId, channelId: text, required: '0' }).then((a) =>
-        seen.add(BigInt(a.permissions)),
-      ),
-    );
-    for (const bits of states) await db.updateTable('roles').set({ permissions: bits }).where('id', '=', helper).execute();
-    await Promise.all(checks);
-    // The state before the changes (SEND_MESSAGES) or one of them: never a mix of two.
-    const committed = new Set([P.SEND_MESSAGES, ...states].map((bits) => P.VIEW_CHANNEL | bits));
-    for (const permissions of seen) expect(committed.has(permissions)).toBe(true);
-    expect(await check(me, guildId, text)).toMatchObject({ permissions: P.VIEW_CHANNEL | P.KICK_MEMBERS });
+    // Each `before` differs from the last `after`: an update to the same bits moves no version.
+    const steps: [bigint, bigint][] = [
+      [P.ADD_REACTIONS, P.MANAGE_MESSAGES],
+      [P.SEND_MESSAGES, P.KICK_MEMBERS],
+      [P.MANAGE_MESSAGES, P.SEND_MESSAGES | P.ADD_REACTIONS],
+    ];
+    for (const [before, after] of steps) {
+      // A committed change the replicas' caches have not seen: their next checks must reload the roles.
+      await db.updateTable('roles').set({ permissions: before }).where('id', '=', helper).execute();
+      const answers = await db.transaction().execute(async (trx) => {
+        // The roles stay locked until this transaction ends: each replica's reload waits, mid-check.
+        await sql`LOCK TABLE roles IN ACCESS EXCLUSIVE MODE`.execute(trx);
+        const checks = Array.from({ length: 16 }, (_, i) =>
+          clients[i % clients.length]!.checkPermissions({ userId: me, guildId, channelId: i % 4 ? text : '', required: '0' }),
+        );
+        // Proof that the checks are under way: each replica has a reload stuck behind the lock.
+        await lockWaiters(clients.length);
+        // The change commits while they wait.
+        await trx.updateTable('roles').set({ permissions: after }).where('id', '=', helper).execute();
+        return checks;
+      });
+      // Each read the roles before or after the change, never anything else.
+      for (const answer of await Promise.all(answers))
+        expect([P.VIEW_CHANNEL | before, P.VIEW_CHANNEL | after]).toContain(BigInt(answer.permissions));
+      // And no replica kept what it read in flight past the change.
+      expect(await check(me, guildId, text)).toMatchObject({ permissions: P.VIEW_CHANNEL | after });
+      expect(await check(me, guildId)).toMatchObject({ permissions: P.VIEW_CHANNEL | after });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { ChannelType } from '@kith/platform';
 /** The platform's invite types. */
 export const InviteType = { GUILD: 0, GROUP_DM: 1, FRIEND: 2 } as const;
 
@@ -12,18 +13,8 @@ export const InviteFlag = {
 /** Invite target types; 3–5 are never listed nor deletable. */
 export const TargetType = { STREAM: 1, EMBEDDED_APPLICATION: 2, ROLE_SUBSCRIPTIONS: 3, CREATOR_PAGE: 4, LOBBY: 5 } as const;
 
-/** Channel types invites concern. */
-export const ChannelType = {
-  GUILD_TEXT: 0,
-  DM: 1,
-  GUILD_VOICE: 2,
-  GROUP_DM: 3,
-  GUILD_CATEGORY: 4,
-  GUILD_ANNOUNCEMENT: 5,
-  GUILD_STAGE_VOICE: 13,
-  GUILD_FORUM: 15,
-  GUILD_MEDIA: 16,
-} as const;
+/** The platform's channel types (one list, in the platform). */
+export { ChannelType };
 
 /** The guild channels an invite can point at (not categories, not threads). */
 export const INVITABLE_GUILD_CHANNELS: ReadonlySet<number> = new Set([

@@ -1,3 +1,4 @@
+import { ChannelType } from '@kith/platform';
 /** What the webhooks service keeps of a webhook (the token only sealed and as a digest). */
 export interface WebhookRecord {
   id: string;
@@ -17,22 +18,8 @@ export interface WebhookRecord {
 export const WebhookType = { INCOMING: 1, CHANNEL_FOLLOWER: 2, APPLICATION: 3 } as const;
 export type WebhookType = (typeof WebhookType)[keyof typeof WebhookType];
 
-/** The platform's channel types this service tells apart. */
-export const ChannelType = {
-  GUILD_TEXT: 0,
-  DM: 1,
-  GUILD_VOICE: 2,
-  GROUP_DM: 3,
-  GUILD_CATEGORY: 4,
-  GUILD_ANNOUNCEMENT: 5,
-  ANNOUNCEMENT_THREAD: 10,
-  PUBLIC_THREAD: 11,
-  PRIVATE_THREAD: 12,
-  GUILD_STAGE_VOICE: 13,
-  GUILD_DIRECTORY: 14,
-  GUILD_FORUM: 15,
-  GUILD_MEDIA: 16,
-} as const;
+/** The platform's channel types (one list, in the platform). */
+export { ChannelType };
 
 /** Channels a webhook can live in: text, announcement, voice and stage chats, forums and media channels. */
 export const WEBHOOK_CHANNEL_TYPES: ReadonlySet<number> = new Set([

@@ -1,3 +1,4 @@
+import { OverloadedError } from '@kith/platform';
 import type { UserRow, Windows } from '../ports.js';
 import { RateLimitedError, rateKey, type RateRule } from '../registration/rate-limit.js';
 
@@ -34,9 +35,12 @@ export class GuessLimits {
     let right = false;
     try {
       right = await check();
-    } finally {
-      if (right) await this.windows.release(key);
+    } catch (err) {
+      // Refused before any check (too busy, 503): no guess was made, so none is counted.
+      if (err instanceof OverloadedError) await this.windows.release(key);
+      throw err;
     }
+    if (right) await this.windows.release(key);
     return right;
   }
 }
