@@ -87,6 +87,7 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
           AUTH_GRPC_ADDR: `${host}:${port(50051)}`,
           SOCIAL_GRPC_ADDR: `${host}:${port(50052)}`,
           GUILDS_GRPC_ADDR: `${host}:${port(50054)}`,
+          WEBHOOKS_GRPC_ADDR: `${host}:${port(50057)}`,
           TENOR_API_URL: `http://${host}:${port(8111)}`,
           GIPHY_API_URL: `http://${host}:${port(8111)}`,
           KLIPY_API_URL: `http://${host}:${port(8111)}`,

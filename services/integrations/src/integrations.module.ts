@@ -2,6 +2,7 @@ import { createClient, type Logger, type Outbox, type SnowflakeGenerator } from 
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { SocialService } from '@kith/proto/social/v1/social';
+import { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import type { Kysely } from 'kysely';
 import type { Redis } from '@kith/platform';
 import { ConnectionsService } from './domain/streaming/connections.service.js';
@@ -18,7 +19,7 @@ import { ApplicationsService } from './domain/applications/applications.service.
 import { AuthorizeService } from './domain/applications/authorize.service.js';
 import { ChannelIntegrationsService } from './domain/integrations/channel-integrations.service.js';
 import { IntegrationsService } from './domain/integrations/integrations.service.js';
-import { AuthUsers, GrpcGuilds, GrpcSocial } from './grpc/peers.js';
+import { AuthUsers, GrpcGuilds, GrpcSocial, GrpcWebhooks } from './grpc/peers.js';
 import { PgApplicationsStore } from './store/applications.store.js';
 import { PgIntegrationsStore } from './store/integrations.store.js';
 import { RedisGuildListCache } from './store/list-cache.store.js';
@@ -38,8 +39,9 @@ export function integrationsModule(
   const applicationsStore = new PgApplicationsStore(parts.db);
   const listCache = new RedisGuildListCache(parts.redis, config.INTEGRATION_LIST_TTL_SECONDS);
   const store = new PgIntegrationsStore(parts.db, parts.outbox, listCache);
-  // The webhooks service's cleanup joins here once it serves gRPC (WEBHOOKS_GRPC_ADDR).
-  const integrations = new IntegrationsService(store, applicationsStore, guilds, users, undefined, parts.logger, listCache);
+  // Where the webhooks service is deployed, an integration's webhooks go with it.
+  const webhooks = config.WEBHOOKS_GRPC_ADDR ? new GrpcWebhooks(createClient(WebhooksService, config.WEBHOOKS_GRPC_ADDR)) : undefined;
+  const integrations = new IntegrationsService(store, applicationsStore, guilds, users, webhooks, parts.logger, listCache);
   const http = { timeoutMs: config.PROVIDER_TIMEOUT_MS };
   const providers = new Map<StreamingType, StreamingProvider>([
     [

@@ -2,7 +2,8 @@ import { ApiError, type ContractUser, type ServiceClient } from '@kith/platform'
 import type { AuthService } from '@kith/proto/auth/v1/auth';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { SocialService } from '@kith/proto/social/v1/social';
-import type { GuildsPort, PermissionCheck, PrivateChannel, SocialPort, UsersPort } from '../domain/integrations/ports.js';
+import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
+import type { GuildsPort, PermissionCheck, PrivateChannel, SocialPort, UsersPort, WebhooksPort } from '../domain/integrations/ports.js';
 
 /** Users from auth over gRPC. */
 export class AuthUsers implements UsersPort {
@@ -71,5 +72,18 @@ export class GrpcSocial implements SocialPort {
 
   async recordAuthorization(userId: string, applicationId: string): Promise<void> {
     await this.social.recordApplicationAuthorization({ userId, applicationId });
+  }
+}
+
+/**
+ * The webhooks service's cleanup over gRPC: an integration's webhooks are its application's webhooks
+ * in the guild (a streaming integration, with no application, has none).
+ */
+export class GrpcWebhooks implements WebhooksPort {
+  constructor(private readonly webhooks: ServiceClient<typeof WebhooksService>) {}
+
+  async deleteIntegrationWebhooks(guildId: string, _integrationId: string, applicationId: string | null): Promise<void> {
+    if (!applicationId) return;
+    await this.webhooks.deleteApplicationWebhooks({ guildId, applicationId });
   }
 }
