@@ -99,3 +99,13 @@ export const authConfigSchema = requiredInProduction(authConfigFields.superRefin
 export type AuthConfig = z.output<typeof authConfigSchema>;
 
 export const loadAuthConfig = (env?: Record<string, string | undefined>): AuthConfig => loadConfig(authConfigSchema, env);
+
+/** The settings of the operator's command (operator.ts): it calls auth's gRPC as the deployment does. */
+export const operatorSettings = z.object({
+  SERVICE_TOKEN_KEY: z.string().min(1, 'the deployment’s key is needed to call auth'),
+  GRPC_PORT: z.coerce.number().int().positive().default(50051),
+  AUTH_GRPC_ADDR: z.string().optional(),
+});
+
+/** Reads the operator command's settings, or the list of what is wrong with them. */
+export const readOperatorConfig = (env: Record<string, string | undefined> = process.env) => operatorSettings.safeParse(env);

@@ -7,9 +7,9 @@
  * reaches auth at AUTH_GRPC_ADDR (default: this host's auth, 127.0.0.1:$GRPC_PORT or 50051). On
  * Kubernetes: `kubectl exec deploy/auth -- node dist/operator.js suspend <user_id> spam`.
  */
-import { z } from 'zod';
 import { ApiError, configureServiceCalls, createClient } from '@kith/platform';
 import { AuthService, StandingAction } from '@kith/proto/auth/v1/auth';
+import { readOperatorConfig } from './config.js';
 
 const ACTIONS: Record<string, StandingAction> = {
   suspend: StandingAction.SUSPEND,
@@ -19,13 +19,7 @@ const ACTIONS: Record<string, StandingAction> = {
 };
 const USAGE = `usage: kith-operator <${Object.keys(ACTIONS).join('|')}> <user_id> [reason…]`;
 
-const env = z
-  .object({
-    SERVICE_TOKEN_KEY: z.string().min(1, 'the deployment’s key is needed to call auth'),
-    GRPC_PORT: z.coerce.number().int().positive().default(50051),
-    AUTH_GRPC_ADDR: z.string().optional(),
-  })
-  .safeParse(process.env);
+const env = readOperatorConfig();
 
 async function main(): Promise<number> {
   const [verb, userId, ...reason] = process.argv.slice(2);
