@@ -7,6 +7,7 @@ import { createMailer } from './delivery/mail.js';
 import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
+import { ContactsService } from './domain/contacts.service.js';
 import { DevicesService } from './domain/devices.service.js';
 import { StandingService } from './domain/standing/standing.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
@@ -53,6 +54,7 @@ import { registrationRoutes } from './http/registration.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { webauthnRoutes } from './http/webauthn.routes.js';
 import { AccountStore } from './store/account.store.js';
+import { ContactsStore } from './store/contacts.store.js';
 import { PgDevices } from './store/devices.store.js';
 import { StandingStore } from './store/standing.store.js';
 import { MfaStore } from './store/mfa.store.js';
@@ -252,6 +254,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
           e.standing,
           new BotUsers(s.users, parts.ids),
           s.accounts,
+          new ContactsService(new ContactsStore(parts.db)),
         ),
         parts.logger,
       );
