@@ -4,6 +4,7 @@ import { ThreadService } from './channel.threads.js';
 import { DmService } from './dm.service.js';
 import { GuildsService } from './guilds.service.js';
 import { LookupService } from './lookup.service.js';
+import { MemberSearchService } from './member-search.service.js';
 import { MembersService } from './members.service.js';
 import { MembershipService } from './membership.service.js';
 import { PermissionService } from './permission.service.js';
@@ -30,6 +31,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     roles: new RolesService(store, ids, channelService),
     members: new MembersService(store, users, membership),
     lookups: new LookupService(store, users, dms),
+    memberSearch: new MemberSearchService(store, users),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
   };
