@@ -250,7 +250,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
           f.elevation,
           devices,
           e.standing,
-          new BotUsers(s.users, parts.ids),
+          new BotUsers(s.users, parts.ids, b.sessions),
           s.accounts,
         ),
         parts.logger,

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { ApiError } from '@kith/platform';
 import { DuplicateBotTagError, DuplicateIdError, type PublicUserRow, type UsersPort } from './ports.js';
+import type { SessionsService } from './sessions.service.js';
 
 /** The platform's username bounds; an application's name may be longer or shorter. */
 const MIN_NAME = 2;
@@ -28,9 +29,17 @@ const discriminator = (): string => String(randomInt(1, 10_000)).padStart(4, '0'
  */
 export class BotUsers {
   constructor(
-    private readonly users: Pick<UsersPort, 'insert'>,
+    private readonly users: Pick<UsersPort, 'insert' | 'findById'>,
     private readonly ids: { next(): bigint | string },
+    private readonly sessions?: Pick<SessionsService, 'replaceBotToken'>,
   ) {}
+
+  /** The bot's new token (every earlier one revoked); only a live bot user has one. */
+  async resetToken(userId: string): Promise<string> {
+    const user = await this.users.findById(userId);
+    if (!user?.bot || user.deleted_at || user.disabled_at || !this.sessions) throw ApiError.of('UNKNOWN_USER');
+    return this.sessions.replaceBotToken(userId);
+  }
 
   async create(name: string): Promise<PublicUserRow> {
     const username = botUsername(name);

@@ -92,5 +92,9 @@ export function authGrpc(
         throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
       return { user: contractUser(await bots.create(username)) };
     },
+    async resetBotToken({ userId }) {
+      if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
+      return { token: await bots.resetToken(userId) };
+    },
   };
 }
