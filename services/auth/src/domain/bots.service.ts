@@ -29,17 +29,9 @@ const discriminator = (): string => String(randomInt(1, 10_000)).padStart(4, '0'
  */
 export class BotUsers {
   constructor(
-    private readonly users: Pick<UsersPort, 'insert' | 'findById'>,
+    private readonly users: Pick<UsersPort, 'insert'>,
     private readonly ids: { next(): bigint | string },
-    private readonly sessions?: Pick<SessionsService, 'replaceBotToken'>,
   ) {}
-
-  /** The bot's new token (every earlier one revoked); only a live bot user has one. */
-  async resetToken(userId: string): Promise<string> {
-    const user = await this.users.findById(userId);
-    if (!user?.bot || user.deleted_at || user.disabled_at || !this.sessions) throw ApiError.of('UNKNOWN_USER');
-    return this.sessions.replaceBotToken(userId);
-  }
 
   async create(name: string): Promise<PublicUserRow> {
     const username = botUsername(name);
@@ -66,5 +58,20 @@ export class BotUsers {
     throw ApiError.form({
       username: { code: 'USERNAME_TOO_MANY_USERS', message: 'Too many users have this username, please try another.' },
     });
+  }
+}
+
+/** Bots' tokens, issued to their developers through integrations. */
+export class BotTokens {
+  constructor(
+    private readonly users: Pick<UsersPort, 'findById'>,
+    private readonly sessions: Pick<SessionsService, 'replaceBotToken'>,
+  ) {}
+
+  /** The bot's new token (every earlier one revoked); only a live bot user has one, never a person. */
+  async reset(userId: string): Promise<string> {
+    const user = await this.users.findById(userId);
+    if (!user?.bot || user.deleted_at || user.disabled_at) throw ApiError.of('UNKNOWN_USER');
+    return this.sessions.replaceBotToken(userId);
   }
 }
