@@ -6,6 +6,7 @@ import { GuildsService } from './guilds.service.js';
 import { LookupService } from './lookup.service.js';
 import { MembersService } from './members.service.js';
 import { MembershipService } from './membership.service.js';
+import { MemberVerificationService } from './member-verification.service.js';
 import { PermissionService } from './permission.service.js';
 import type { GuildsStore, IdSource, PermissionChecker, UserDirectory } from './ports.js';
 import { ManagedRolesService } from './managed-roles.service.js';
@@ -20,7 +21,7 @@ export interface GuildsPorts {
 
 /** Every domain service of guilds, each built once over the ports (app.ts passes the real ones, unit tests fakes). */
 export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
-  const membership = new MembershipService(store, users);
+  const membership = new MembershipService(store, users, ids);
   const channelService = new ChannelService(store, ids);
   const dms = new DmService(store, users, ids);
   return {
@@ -32,6 +33,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     lookups: new LookupService(store, users, dms),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
+    verification: new MemberVerificationService(store),
   };
 }
 
