@@ -147,6 +147,52 @@ export async function login(base: string, user: TestUser): Promise<{ token: stri
   return { token: res.body.token, userId: res.body.user_id };
 }
 
+/** A registered user with a session of its own and its id: what most stack tests act as. */
+export type StackUser = TestUser & { userId: string };
+
+/** A new user registered through the edge at `stack.base`, logged in once more for a fresh session. */
+export async function newUser(stack: { base: string }): Promise<StackUser> {
+  const user = await registerUser(stack.base);
+  const { userId } = await login(stack.base, user);
+  return { ...user, userId };
+}
+
+/** One request through the edge as `user` (or anonymous): `api(stack, alice, 'POST', '/guilds', {...})`. */
+// Tests read the bodies freely, as every stack's `Body` lets them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function api<T = any>(
+  stack: { base: string },
+  user: { token: string } | null,
+  method: NonNullable<CallOptions['method']>,
+  path: string,
+  json?: unknown,
+  headers?: Record<string, string>,
+): Promise<Answer<T>> {
+  return call<T>(stack.base, `/api/v9${path}`, {
+    method,
+    ...(user ? { token: user.token } : {}),
+    ...(json !== undefined ? { json } : {}),
+    ...(headers ? { headers } : {}),
+  });
+}
+
+/**
+ * The config every service started beside `under` shares: its stores, free ports, the run's
+ * database prefix, the edge's public key and auth's gRPC address. Spread it, then add the
+ * service's own keys.
+ */
+export function serviceEnv(under: AuthUnderTest): Record<string, string> {
+  return {
+    ...under.stores,
+    HTTP_PORT: '0',
+    GRPC_PORT: '0',
+    DB_PREFIX: under.dbPrefix,
+    LOG_LEVEL: 'silent',
+    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
+    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
+  };
+}
+
 /** What the tiny upstream saw of one request. */
 export interface Seen {
   method: string;

@@ -1,26 +1,27 @@
 import { createDatabase, databaseUrl, type Kysely } from '@kith/platform';
 import { testDbPrefix, testSigner } from '@kith/platform/testing';
 import {
+  api,
   call,
-  login,
-  registerUser,
+  newUser,
+  serviceEnv,
   startTestAuth,
   startTestGateway,
   stopAll,
   type Answer,
   type AuthUnderTest,
   type CallOptions,
-  type TestUser,
+  type StackUser,
 } from '../../../../gateway/test/integration/harness.js';
-import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
-import { guildsConfigSchema } from '../../../guilds/src/config.js';
+import type { RunningGuilds } from '../../../guilds/src/app.js';
+import { startTestGuilds } from '../../../guilds/test/integration/harness.js';
 import { startBilling, type RunningBilling } from '../../src/app.js';
 import { billingConfigSchema } from '../../src/config.js';
 import { StripeServer } from '../../src/dev/stripe.server.js';
 import type { Clock } from '../../src/domain/ports.js';
 import type { BillingDatabase } from '../../src/store/schema.js';
 
-export { stopAll, type Answer };
+export { api, newUser, stopAll, type Answer, type StackUser };
 
 /** Tests read response bodies and event payloads freely. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -73,16 +74,8 @@ export interface BillingStack {
 
 export async function startBillingStack(env: Record<string, string> = {}): Promise<BillingStack> {
   const under = await startTestAuth();
-  const common = {
-    ...under.stores,
-    HTTP_PORT: '0',
-    GRPC_PORT: '0',
-    DB_PREFIX,
-    LOG_LEVEL: 'silent',
-    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
-    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
-  };
-  const guilds = await startGuilds(guildsConfigSchema.parse(common));
+  const common = serviceEnv(under);
+  const guilds = await startTestGuilds(under);
   const stripe = new StripeServer({ secretKey: STRIPE_KEY });
   const stripeUrl = await stripe.listen();
   const clock = new TestClock();
@@ -115,29 +108,6 @@ export async function stopBillingStack(stack: BillingStack | undefined): Promise
   await stack.db.destroy();
   await stopAll(stack.gateway.closers, stack.billing.closers, stack.guilds.closers, stack.under.auth.closers);
   await stack.stripe.close();
-}
-
-export type StackUser = TestUser & { userId: string };
-
-export async function newUser(stack: BillingStack): Promise<StackUser> {
-  const user = await registerUser(stack.base);
-  const { userId } = await login(stack.base, user);
-  return { ...user, userId };
-}
-
-/** One request through the edge as `user` (or anonymous). */
-export function api<T = Body>(
-  stack: BillingStack,
-  user: { token: string } | null,
-  method: NonNullable<CallOptions['method']>,
-  path: string,
-  json?: unknown,
-): Promise<Answer<T>> {
-  return call<T>(stack.base, `/api/v9${path}`, {
-    method,
-    ...(user ? { token: user.token } : {}),
-    ...(json !== undefined ? { json } : {}),
-  });
 }
 
 /** A request straight to billing with an identity signed as the edge signs it. */

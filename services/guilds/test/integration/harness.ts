@@ -11,22 +11,21 @@ import {
 import { testDbPrefix } from '@kith/platform/testing';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
-  call,
-  login,
-  registerUser,
+  api,
+  newUser,
+  serviceEnv,
   startTestAuth,
   startTestGateway,
   stopAll,
   type Answer,
   type AuthUnderTest,
-  type CallOptions,
-  type TestUser,
+  type StackUser,
 } from '../../../../gateway/test/integration/harness.js';
 import { startGuilds, type RunningGuilds } from '../../src/app.js';
 import { guildsConfigSchema } from '../../src/config.js';
 import type { GuildsDatabase } from '../../src/store/schema.js';
 
-export { stopAll, type Answer, type AuthUnderTest };
+export { api, newUser, stopAll, type Answer, type AuthUnderTest, type StackUser };
 
 /** Tests read response bodies and event payloads freely. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -51,19 +50,14 @@ export interface GuildsStack {
   db: Kysely<GuildsDatabase>;
 }
 
+/** A guilds service in this process beside `under` (free ports, the run's database prefix): other services' stacks start it too. */
+export function startTestGuilds(under: AuthUnderTest, env: Record<string, string> = {}): Promise<RunningGuilds> {
+  return startGuilds(guildsConfigSchema.parse({ ...serviceEnv(under), ...env }));
+}
+
 export async function startGuildsStack(env: Record<string, string> = {}): Promise<GuildsStack> {
   const under = await startTestAuth();
-  const config = guildsConfigSchema.parse({
-    ...under.stores,
-    HTTP_PORT: '0',
-    GRPC_PORT: '0',
-    DB_PREFIX,
-    LOG_LEVEL: 'silent',
-    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
-    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
-    ...env,
-  });
-  const guilds = await startGuilds(config);
+  const guilds = await startTestGuilds(under, env);
   const gateway = await startTestGateway(under, { GUILDS_HTTP_URL: `http://127.0.0.1:${guilds.httpPort}` });
   const grpc = createClient(GuildsService, `127.0.0.1:${guilds.grpcPort}`, 10_000);
   const db = createDatabase<GuildsDatabase>({ url: databaseUrl(under.stores.DATABASE_URL, GUILDS_DATABASE), maxConnections: 2 });
@@ -80,31 +74,7 @@ export async function stopGuildsStack(stack: GuildsStack | undefined): Promise<v
 /** Ids for rows a test writes directly (its own random worker bits, so they do not collide with the service's). */
 export const testIds = new SnowflakeGenerator();
 
-export type GuildsUser = TestUser & { userId: string };
-
-/** A new user with a session, registered through the edge. */
-export async function newUser(stack: GuildsStack): Promise<GuildsUser> {
-  const user = await registerUser(stack.base);
-  const { userId } = await login(stack.base, user);
-  return { ...user, userId };
-}
-
-/** One request through the edge as `user` (or anonymous): `api(stack, alice, 'POST', '/guilds', {...})`. */
-export function api<T = Body>(
-  stack: GuildsStack,
-  user: { token: string } | null,
-  method: NonNullable<CallOptions['method']>,
-  path: string,
-  json?: unknown,
-  headers?: Record<string, string>,
-): Promise<Answer<T>> {
-  return call<T>(stack.base, `/api/v9${path}`, {
-    method,
-    ...(user ? { token: user.token } : {}),
-    ...(json !== undefined ? { json } : {}),
-    ...(headers ? { headers } : {}),
-  });
-}
+export type GuildsUser = StackUser;
 
 /** Sends a raw (possibly broken) JSON body through the edge. */
 export async function sendRaw(stack: GuildsStack, user: { token: string }, method: string, path: string, body: string) {

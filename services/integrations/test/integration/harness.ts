@@ -13,19 +13,19 @@ import { readStoredEvents, testSigner, unique, testDbPrefix } from '@kith/platfo
 import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
+  api,
   call,
-  login,
-  registerUser,
+  newUser,
+  serviceEnv,
   startTestAuth,
   startTestGateway,
   stopAll,
   type Answer,
   type AuthUnderTest,
-  type CallOptions,
-  type TestUser,
+  type StackUser,
 } from '../../../../gateway/test/integration/harness.js';
-import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
-import { guildsConfigSchema } from '../../../guilds/src/config.js';
+import type { RunningGuilds } from '../../../guilds/src/app.js';
+import { startTestGuilds } from '../../../guilds/test/integration/harness.js';
 import { startSocial, type RunningSocial } from '../../../social/src/app.js';
 import { socialConfigSchema } from '../../../social/src/config.js';
 import { startIntegrations, type RunningIntegrations } from '../../src/app.js';
@@ -34,7 +34,7 @@ import { GifProvidersServer } from '../../src/dev/gif-providers.server.js';
 import { StreamingStandIn } from '../../src/dev/streaming-providers.js';
 import type { IntegrationsDatabase } from '../../src/store/schema.js';
 
-export { stopAll, type Answer };
+export { api, newUser, stopAll, type Answer, type StackUser };
 
 /** Tests read response bodies and event payloads freely. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -65,16 +65,8 @@ export interface IntegrationsStack {
 
 export async function startIntegrationsStack(env: Record<string, string> = {}): Promise<IntegrationsStack> {
   const under = await startTestAuth();
-  const common = {
-    ...under.stores,
-    HTTP_PORT: '0',
-    GRPC_PORT: '0',
-    DB_PREFIX,
-    LOG_LEVEL: 'silent',
-    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
-    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
-  };
-  const guilds = await startGuilds(guildsConfigSchema.parse(common));
+  const common = serviceEnv(under);
+  const guilds = await startTestGuilds(under);
   const social = await startSocial(socialConfigSchema.parse({ ...common, GUILDS_GRPC_ADDR: `127.0.0.1:${guilds.grpcPort}` }));
   const streaming = new StreamingStandIn({
     twitch: { id: 'twitch-client', secret: 'twitch-secret' },
@@ -144,29 +136,6 @@ export async function stopIntegrationsStack(stack: IntegrationsStack | undefined
   await stack.nats.drain();
   await stopAll(stack.gateway.closers, stack.integrations.closers, stack.social.closers, stack.guilds.closers, stack.under.auth.closers);
   await stack.gifs.close();
-}
-
-export type StackUser = TestUser & { userId: string };
-
-export async function newUser(stack: IntegrationsStack): Promise<StackUser> {
-  const user = await registerUser(stack.base);
-  const { userId } = await login(stack.base, user);
-  return { ...user, userId };
-}
-
-/** One request through the edge as `user` (or anonymous). */
-export function api<T = Body>(
-  stack: IntegrationsStack,
-  user: { token: string } | null,
-  method: NonNullable<CallOptions['method']>,
-  path: string,
-  json?: unknown,
-): Promise<Answer<T>> {
-  return call<T>(stack.base, `/api/v9${path}`, {
-    method,
-    ...(user ? { token: user.token } : {}),
-    ...(json !== undefined ? { json } : {}),
-  });
 }
 
 /**

@@ -3,24 +3,23 @@ import { createClient, createDatabase, databaseUrl, type Kysely, type ServiceCli
 import { testDbPrefix } from '@kith/platform/testing';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import {
-  call,
-  login,
-  registerUser,
+  api,
+  newUser,
+  serviceEnv,
   startTestAuth,
   startTestGateway,
   stopAll,
   type Answer,
   type AuthUnderTest,
-  type CallOptions,
-  type TestUser,
+  type StackUser,
 } from '../../../../gateway/test/integration/harness.js';
-import { startGuilds, type RunningGuilds } from '../../../guilds/src/app.js';
-import { guildsConfigSchema } from '../../../guilds/src/config.js';
+import type { RunningGuilds } from '../../../guilds/src/app.js';
+import { startTestGuilds } from '../../../guilds/test/integration/harness.js';
 import { startWebhooks, type RunningWebhooks } from '../../src/app.js';
 import { webhooksConfigSchema } from '../../src/config.js';
 import type { WebhooksDatabase } from '../../src/store/schema.js';
 
-export { stopAll, type Answer };
+export { api, newUser, stopAll, type Answer, type StackUser };
 
 /** Tests read response bodies and event payloads freely. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,16 +45,8 @@ export async function startWebhooksStack(
   gatewayEnv: Record<string, string> = {},
 ): Promise<WebhooksStack> {
   const under = await startTestAuth();
-  const common = {
-    ...under.stores,
-    HTTP_PORT: '0',
-    GRPC_PORT: '0',
-    DB_PREFIX,
-    LOG_LEVEL: 'silent',
-    INTERNAL_TOKEN_PUBLIC_KEY: under.keys.publicKey,
-    AUTH_GRPC_ADDR: `127.0.0.1:${under.auth.grpcPort}`,
-  };
-  const guilds = await startGuilds(guildsConfigSchema.parse(common));
+  const common = serviceEnv(under);
+  const guilds = await startTestGuilds(under);
   const webhooks = await startWebhooks(
     webhooksConfigSchema.parse({ ...common, GUILDS_GRPC_ADDR: `127.0.0.1:${guilds.grpcPort}`, WEBHOOK_TOKEN_KEY: TOKEN_KEY, ...env }),
   );
@@ -74,31 +65,6 @@ export async function stopWebhooksStack(stack: WebhooksStack | undefined): Promi
   stack.grpc.close();
   await stack.db.destroy();
   await stopAll(stack.gateway.closers, stack.webhooks.closers, stack.guilds.closers, stack.under.auth.closers);
-}
-
-export type StackUser = TestUser & { userId: string };
-
-export async function newUser(stack: WebhooksStack): Promise<StackUser> {
-  const user = await registerUser(stack.base);
-  const { userId } = await login(stack.base, user);
-  return { ...user, userId };
-}
-
-/** One request through the edge as `user` (or anonymous). */
-export function api<T = Body>(
-  stack: WebhooksStack,
-  user: { token: string } | null,
-  method: NonNullable<CallOptions['method']>,
-  path: string,
-  json?: unknown,
-  headers?: Record<string, string>,
-): Promise<Answer<T>> {
-  return call<T>(stack.base, `/api/v9${path}`, {
-    method,
-    ...(user ? { token: user.token } : {}),
-    ...(json !== undefined ? { json } : {}),
-    ...(headers ? { headers } : {}),
-  });
 }
 
 /** A guild of `owner` with one text channel; returns both ids. */
