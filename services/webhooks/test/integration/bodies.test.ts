@@ -24,7 +24,7 @@ afterAll(() => stopWebhooksStack(stack));
 /** The example push with `count` commits, each a copy of its first with its own id and message. */
 function bigPush(count: number): Record<string, unknown> {
   const push = examples.find((e) => e.name === 'push')!.examples.find((p) => (p as { commits: unknown[] }).commits.length > 0)!;
-  const first = (push as { commits: Record<string, unknown>[] }).commits[0]!;
+  const first = (push as unknown as { commits: Record<string, unknown>[] }).commits[0]!;
   const commits = Array.from({ length: count }, (_, i) => ({
     ...first,
     id: i.toString(16).padStart(40, 'a'),
