@@ -7,6 +7,7 @@ import { LookupService } from './lookup.service.js';
 import { MemberSearchService } from './member-search.service.js';
 import { MembersService } from './members.service.js';
 import { MembershipService } from './membership.service.js';
+import { MemberVerificationService } from './member-verification.service.js';
 import { PermissionService } from './permission.service.js';
 import type { GuildsStore, IdSource, PermissionChecker, UserDirectory } from './ports.js';
 import { ManagedRolesService } from './managed-roles.service.js';
@@ -21,7 +22,7 @@ export interface GuildsPorts {
 
 /** Every domain service of guilds, each built once over the ports (app.ts passes the real ones, unit tests fakes). */
 export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
-  const membership = new MembershipService(store, users);
+  const membership = new MembershipService(store, users, ids);
   const channelService = new ChannelService(store, ids);
   const dms = new DmService(store, users, ids);
   return {
@@ -34,6 +35,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     memberSearch: new MemberSearchService(store, users),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
+    verification: new MemberVerificationService(store),
   };
 }
 

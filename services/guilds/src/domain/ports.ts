@@ -8,6 +8,7 @@ import type {
   GuildRecord,
   GuildSnapshot,
   IdPage,
+  JoinRequestRecord,
   MemberColumns,
   MemberRecord,
   MutualGuild,
@@ -17,6 +18,7 @@ import type {
   NewRole,
   RoleColumns,
   RoleRecord,
+  VerificationForm,
 } from './records.js';
 
 /**
@@ -32,6 +34,8 @@ export interface GuildRepository {
   get(guildId: string): Promise<GuildRecord | undefined>;
   insert(guild: NewGuild): Promise<void>;
   update(guildId: string, changes: GuildColumns): Promise<GuildRecord>;
+  /** Replaces the guild's features (member verification switches its gate). */
+  setFeatures(guildId: string, features: readonly string[]): Promise<GuildRecord>;
   /** Deletes the guild with everything in it (roles, channels, members, bans). */
   delete(guildId: string): Promise<void>;
   /** The user's guilds in id order, a page at a time. */
@@ -84,6 +88,15 @@ export interface MemberRepository {
   /** False when the user was already banned (the reason stays as it was). */
   insertBan(ban: Pick<BanRecord, 'guild_id' | 'user_id' | 'reason'>): Promise<boolean>;
   deleteBan(guildId: string, userId: string): Promise<boolean>;
+}
+
+/** Member verification: a guild's form and the join requests of pending members. */
+export interface VerificationRepository {
+  form(guildId: string): Promise<VerificationForm | undefined>;
+  /** Writes the fields given (a new version); the rest stay as they were. */
+  saveForm(guildId: string, changes: { description?: string | null; form_fields?: unknown[] }): Promise<VerificationForm>;
+  /** Starts the user's request (STARTED), replacing one left from an earlier membership. */
+  startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord>;
 }
 
 export interface ChannelRepository {
@@ -181,6 +194,7 @@ export interface GuildsUnit {
   members: MemberRepository;
   channels: ChannelRepository;
   dms: DmRepository;
+  verification: VerificationRepository;
   access: AccessReader;
 }
 

@@ -31,9 +31,9 @@ export function membershipGrpc({
       return member ? { found: true, member } : { found: false };
     },
 
-    async addMember({ guildId, userId, roleIds, temporary, guest }) {
+    async addMember({ guildId, userId, roleIds, temporary, guest, bypassVerification }) {
       ids(guildId, userId, ...roleIds);
-      const result = await membership.join(guildId, userId, { roleIds, temporary, guest });
+      const result = await membership.join(guildId, userId, { roleIds, temporary, guest, bypassVerification });
       if (result.error !== 0) return { errorCode: result.error };
       return { errorCode: 0, alreadyMember: result.alreadyMember, member: toMember(result.member), guild: result.guild };
     },
