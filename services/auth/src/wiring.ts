@@ -169,8 +169,10 @@ function factors(config: AuthConfig, { ids, logger }: Parts, s: Stores, b: Basic
   const elevationKey = config.MFA_ELEVATION_KEY ? Buffer.from(config.MFA_ELEVATION_KEY) : randomBytes(32);
   const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa, smsCodes, webauthn);
   const restore = (userId: string) => s.accounts.restore(userId);
-  const loginMfa = new LoginMfa({ mfa, tickets, sessions: b.sessions, restore, sms: smsCodes, webauthn });
-  return { mfa, tickets, smsCodes, webauthn, elevation, loginMfa, restore };
+  // Every way into a session asks the account's standing: password, second factor, passkey, one-time login.
+  const standing = new StandingService(s.standing, s.values, { next: () => String(ids.next()) });
+  const loginMfa = new LoginMfa({ mfa, tickets, sessions: b.sessions, restore, sms: smsCodes, webauthn, standing });
+  return { mfa, tickets, smsCodes, webauthn, elevation, loginMfa, restore, standing };
 }
 type Factors = ReturnType<typeof factors>;
 
@@ -179,7 +181,7 @@ function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Facto
   const phones = new PhoneVerificationService(s.values, b.limiter, b.sms, logger, (phone) => s.recovery.isBlacklisted(phone));
   const fingerprints = new FingerprintsService(s.values, ids, b.limiter);
   const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger, phones);
-  const standing = new StandingService(s.standing, s.values, { next: () => String(ids.next()) });
+  const standing = f.standing;
   const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations, standing };
   const gate = new RegistrationGate(phones, fingerprints);
   const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, gate, invites);
@@ -199,6 +201,7 @@ function recovery(config: AuthConfig, { logger }: Parts, s: Stores, b: Basics, g
     smsCodes: f.smsCodes,
     webauthn: f.webauthn,
     locations: e.locations,
+    standing: e.standing,
     lockouts: g.logins,
     log: logger,
     phones: e.phones,
@@ -231,7 +234,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       devicesRoutes(app, devices);
       safetyHubRoutes(app, e.standing, s.users);
       settingsRoutes(app, settings);
-      const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions });
+      const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions, standing: f.standing });
       webauthnRoutes(app, { webauthn: f.webauthn, guard: f.elevation, passwordless });
       mfaRoutes(app, new MfaEnrollment(f.mfa, f.elevation, b.sessions), f.loginMfa, f.elevation);
       accountRoutes(app, changes);
