@@ -53,12 +53,20 @@ export interface GuildDirectory {
   permissions(userId: string, guildId: string, channelId: string): Promise<bigint | undefined>;
   /** The ids of the users who can view the channel; a thread by guilds' rule for it (a private one: its members and moderators). */
   viewerIds(channelId: string): Promise<string[]>;
+  /** A guild's id, name and icon hash, as a follower webhook shows its source guild; undefined when unknown. */
+  guild(guildId: string): Promise<GuildSummary | undefined>;
   /** The ids of the guild's roles. */
   roleIds(guildId: string): Promise<Set<string>>;
   /** Unarchives a thread a webhook posts into. */
   unarchiveThread(threadId: string): Promise<void>;
   /** Starts a forum (or media channel) post for a webhook's message; the thread's id is the message's. */
   createForumThread(thread: { channelId: string; threadId: string; name: string; appliedTags: string[]; ownerId: string }): Promise<void>;
+}
+
+export interface GuildSummary {
+  id: string;
+  name: string;
+  icon: string | null;
 }
 
 /** Users as auth renders them (the platform's partial user). */

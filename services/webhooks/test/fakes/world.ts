@@ -94,6 +94,7 @@ export class FakeGuilds implements GuildDirectory {
   readonly perms = new Map<string, bigint>();
   readonly viewers = new Map<string, string[]>();
   readonly roles = new Map<string, Set<string>>();
+  readonly guilds = new Map<string, { id: string; name: string; icon: string | null }>();
   readonly unarchived: string[] = [];
   readonly started: { channelId: string; threadId: string; name: string; appliedTags: string[] }[] = [];
 
@@ -113,6 +114,9 @@ export class FakeGuilds implements GuildDirectory {
   }
   async viewerIds(channelId: string) {
     return this.viewers.get(channelId) ?? [];
+  }
+  async guild(guildId: string) {
+    return this.guilds.get(guildId);
   }
   async roleIds(guildId: string) {
     return this.roles.get(guildId) ?? new Set<string>();
