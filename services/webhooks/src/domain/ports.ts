@@ -1,6 +1,6 @@
 import type { DomainEvent } from '@kith/platform';
 import type { ChannelInfo, WebhookRecord } from './webhook.types.js';
-import type { MessageRecord } from './message.types.js';
+import type { AttachmentView, MessageRecord } from './message.types.js';
 
 /** The webhooks' own data. Writes that change what clients see take the events to publish with them. */
 export interface WebhookStore {
@@ -39,11 +39,29 @@ export interface WebhookChanges {
   channelId?: string;
 }
 
+/**
+ * Every deletion of messages (and of what holds them: a webhook, a channel, a guild) queues their
+ * files for removal from the object store in the same transaction (DeletionQueue).
+ */
 export interface MessageStore {
   insert(message: MessageRecord, events: DomainEvent[]): Promise<void>;
   get(webhookId: string, messageId: string): Promise<MessageRecord | undefined>;
-  update(message: MessageRecord, events: DomainEvent[]): Promise<void>;
+  /** Saves the edit; `dropped` are the attachments it removed, whose files are queued for removal. */
+  update(message: MessageRecord, events: DomainEvent[], dropped: AttachmentView[]): Promise<void>;
   delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined>;
+}
+
+export interface SweepOutcome {
+  swept: number;
+  /** Keys that could not be removed this time: retried later. */
+  failed?: number;
+  error?: unknown;
+}
+
+/** Files waiting to be removed from the object store, kept until they are. */
+export interface DeletionQueue {
+  /** Takes up to `limit` due keys no other worker holds, runs `remove` on them, and forgets them once it succeeds. */
+  sweep(limit: number, remove: (keys: string[]) => Promise<void>): Promise<SweepOutcome>;
 }
 
 /** The guilds service: channels, permissions and who sees a channel. */

@@ -1,6 +1,6 @@
 import { SnowflakeGenerator, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, MessageStore, UserDirectory, WebhookChanges, WebhookLimits, WebhookStore } from '../../src/domain/ports.js';
-import type { MessageRecord } from '../../src/domain/message.types.js';
+import type { AttachmentView, MessageRecord } from '../../src/domain/message.types.js';
 import { AesTokenVault } from '../../src/domain/webhook.token.js';
 import { Permission, type ChannelInfo, type WebhookRecord } from '../../src/domain/webhook.types.js';
 
@@ -74,7 +74,9 @@ export class MemoryMessages implements MessageStore {
     const m = this.rows.get(id);
     return m && m.webhookId === webhookId ? structuredClone(m) : undefined;
   }
-  async update(m: MessageRecord, events: DomainEvent[]) {
+  readonly dropped: AttachmentView[] = [];
+  async update(m: MessageRecord, events: DomainEvent[], dropped: AttachmentView[]) {
+    this.dropped.push(...dropped);
     this.rows.set(m.id, structuredClone(m));
     this.events.push(...events);
   }
