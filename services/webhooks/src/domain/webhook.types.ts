@@ -30,6 +30,8 @@ export const WEBHOOK_CHANNEL_TYPES: ReadonlySet<number> = new Set([
   ChannelType.GUILD_FORUM,
   ChannelType.GUILD_MEDIA,
 ]);
+/** Channels a followed announcement channel's posts can go to. */
+export const FOLLOW_TARGET_TYPES: ReadonlySet<number> = new Set([ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT]);
 export const THREAD_TYPES: ReadonlySet<number> = new Set([
   ChannelType.ANNOUNCEMENT_THREAD,
   ChannelType.PUBLIC_THREAD,

@@ -117,3 +117,37 @@ describe('WebhooksService', () => {
     expect(store.rows.size).toBe(0);
   });
 });
+
+describe('WebhooksService.follow', () => {
+  it('when a manager follows an announcement channel, then a follower webhook names the source and WEBHOOKS_UPDATE goes to the target', async () => {
+    const { store, guilds, service } = world();
+    guilds.addChannel({ id: '300', guildId: '30', type: 5, name: 'news' });
+    guilds.guilds.set('30', { id: '30', name: 'Source', icon: 'abc' });
+    guilds.grant('1', '30', Permission.VIEW_CHANNEL);
+    const followed = await service.follow('1', '300', '100');
+    expect(followed.channel_id).toBe('300');
+    const webhook = await store.byId(followed.webhook_id);
+    expect(webhook).toMatchObject({ type: 2, channelId: '100', name: 'Source', avatar: 'abc', sourceChannel: { id: '300', name: 'news' } });
+    expect(store.events).toEqual([
+      { name: 'WEBHOOKS_UPDATE', audience: { users: ['1', '2'] }, data: { guild_id: '10', channel_id: '100' } },
+    ]);
+    const [view] = await service.listChannel('1', '100');
+    expect(view).toMatchObject({ source_guild: { id: '30', name: 'Source', icon: 'abc' }, source_channel: { id: '300', name: 'news' } });
+    expect(view!.token).toBeUndefined();
+    expect((await service.follow('1', '300', '100')).webhook_id).toBe(followed.webhook_id);
+  });
+
+  it('when the source is hidden, unknown or not announcements, or the target is not the caller’s to manage, then 10003, 50024, 50013', async () => {
+    const { guilds, service } = world();
+    guilds.addChannel({ id: '300', guildId: '30', type: 5 });
+    guilds.addChannel({ id: '301', guildId: '30', type: 0 });
+    guilds.guilds.set('30', { id: '30', name: 'Source', icon: null });
+    expect(await code(service.follow('1', '300', '100'))).toBe(10003);
+    expect(await code(service.follow('1', '999', '100'))).toBe(10003);
+    guilds.grant('1', '30', Permission.VIEW_CHANNEL);
+    expect(await code(service.follow('1', '301', '100'))).toBe(50024);
+    expect(await code(service.follow('1', '300', '300'))).toBe(50013);
+    guilds.addChannel({ id: '102', guildId: '10', type: 15 });
+    expect(await code(service.follow('1', '300', '102'))).toBe(50024);
+  });
+});

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { ApiError, type DomainEvent, type SnowflakeGenerator } from '@kith/platform';
 import type { GuildDirectory, TokenVault, UserDirectory, WebhookChanges, WebhookLimits, WebhookStore } from './ports.js';
 import { newWebhookToken, tokenDigest, tokenMatches } from './webhook.token.js';
-import { Permission, WEBHOOK_CHANNEL_TYPES, WebhookType, type ChannelInfo, type WebhookRecord } from './webhook.types.js';
+import {
+  ChannelType,
+  FOLLOW_TARGET_TYPES,
+  Permission,
+  WEBHOOK_CHANNEL_TYPES,
+  WebhookType,
+  type ChannelInfo,
+  type WebhookRecord,
+} from './webhook.types.js';
 import { renderWebhook, type WebhookView } from './webhook.view.js';
 
 export const LIMITS: WebhookLimits = { perChannel: 15, perGuild: 1000 };
@@ -76,10 +84,53 @@ export class WebhooksService {
       sourceGuild: null,
       sourceChannel: null,
     };
+    await this.insert(record, channel);
+    return this.render(record, true);
+  }
+
+  /** Saves a new webhook with WEBHOOKS_UPDATE for its channel, within the channel's and guild's limits. */
+  private async insert(record: WebhookRecord, channel: ChannelInfo): Promise<void> {
     const outcome = await this.deps.store.create(record, this.limits, await this.updateEvents(channel.guildId, [channel.id]));
     if (outcome === 'channel_full') throw ApiError.of('MAX_WEBHOOKS');
     if (outcome === 'guild_full') throw ApiError.of('MAX_GUILD_WEBHOOKS');
-    return this.render(record, true);
+  }
+
+  /**
+   * Follow Channel: the source announcement channel's posts reach the target channel through a
+   * CHANNEL_FOLLOWER webhook there, named and pictured as the source guild. The caller must see the
+   * source (10003) and manage webhooks in the target (50013); following again is the same follow.
+   */
+  async follow(userId: string, sourceId: string, targetId: string): Promise<{ channel_id: string; webhook_id: string }> {
+    const source = await this.deps.guilds.channel(sourceId);
+    if (!source || !source.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
+    const seen = await this.deps.guilds.permissions(userId, source.guildId, source.id);
+    if (seen === undefined || !(seen & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (source.type !== ChannelType.GUILD_ANNOUNCEMENT) throw ApiError.of('INVALID_CHANNEL_TYPE');
+    const target = await this.manageableChannel(userId, targetId, FOLLOW_TARGET_TYPES);
+    const existing = (await this.deps.store.byChannel(target.id)).find(
+      (w) => w.type === WebhookType.CHANNEL_FOLLOWER && (w.sourceChannel as { id?: string } | null)?.id === source.id,
+    );
+    if (existing) return { channel_id: source.id, webhook_id: existing.id };
+    const guild = await this.deps.guilds.guild(source.guildId);
+    if (!guild) throw ApiError.of('UNKNOWN_CHANNEL');
+    // No one is shown or given this token: posts come through it from the source, not from outside.
+    const token = newWebhookToken();
+    const record: WebhookRecord = {
+      id: this.deps.ids.next(),
+      type: WebhookType.CHANNEL_FOLLOWER,
+      guildId: target.guildId,
+      channelId: target.id,
+      userId,
+      name: [...guild.name].slice(0, 80).join(''),
+      avatar: guild.icon,
+      applicationId: null,
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+      sourceGuild: { id: guild.id, name: guild.name, icon: guild.icon },
+      sourceChannel: { id: source.id, name: source.name },
+    };
+    await this.insert(record, target);
+    return { channel_id: source.id, webhook_id: record.id };
   }
 
   async listChannel(userId: string, channelId: string): Promise<WebhookView[]> {
@@ -186,13 +237,13 @@ export class WebhooksService {
   }
 
   /** A channel the user may manage webhooks in: 10003 unknown (or not theirs to see), 50013 without MANAGE_WEBHOOKS. */
-  private async manageableChannel(userId: string, channelId: string): Promise<ChannelInfo> {
+  private async manageableChannel(userId: string, channelId: string, types = WEBHOOK_CHANNEL_TYPES): Promise<ChannelInfo> {
     const channel = await this.deps.guilds.channel(channelId);
     if (!channel || !channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
     const permissions = await this.deps.guilds.permissions(userId, channel.guildId, channel.id);
     if (permissions === undefined || !(permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
     if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
-    if (!WEBHOOK_CHANNEL_TYPES.has(channel.type)) throw ApiError.of('INVALID_CHANNEL_TYPE');
+    if (!types.has(channel.type)) throw ApiError.of('INVALID_CHANNEL_TYPE');
     return channel;
   }
 

@@ -51,8 +51,15 @@ export interface MessagesTable {
   edited_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface ObjectDeletionsTable {
+  key: string;
+  not_before: ColumnType<Date, Date | string | undefined, Date | string>;
+  attempts: ColumnType<number, number | undefined, number>;
+}
+
 export interface WebhooksDatabase {
   webhooks: WebhooksTable;
   avatars: AvatarsTable;
   messages: MessagesTable;
+  object_deletions: ObjectDeletionsTable;
 }
