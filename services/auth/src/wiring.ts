@@ -4,11 +4,13 @@ import { AuthService } from '@kith/proto/auth/v1/auth';
 import { InvitesService } from '@kith/proto/invites/v1/invites';
 import type { AuthConfig } from './config.js';
 import { createMailer } from './delivery/mail.js';
+import { KidAgeVerifier } from './delivery/age-verification.js';
 import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
 import { ContactsService } from './domain/contacts.service.js';
 import { DevicesService } from './domain/devices.service.js';
+import { AgeVerificationService } from './domain/standing/age-verification.service.js';
 import { StandingService } from './domain/standing/standing.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
 import { GuessLimits } from './domain/guards/guesses.js';
@@ -232,7 +234,15 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       handoffRoutes(app, e.handoff);
       authRoutes(app, e.accounts, b.sessions);
       devicesRoutes(app, devices);
-      safetyHubRoutes(app, e.standing, s.users);
+      const verifier =
+        config.K_ID_API_URL && config.K_ID_API_KEY
+          ? new KidAgeVerifier({
+              baseUrl: config.K_ID_API_URL,
+              apiKey: config.K_ID_API_KEY,
+              jurisdiction: config.AGE_VERIFICATION_JURISDICTION,
+            })
+          : undefined;
+      safetyHubRoutes(app, e.standing, s.users, new AgeVerificationService(verifier, s.values));
       settingsRoutes(app, settings);
       const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions, standing: f.standing });
       webauthnRoutes(app, { webauthn: f.webauthn, guard: f.elevation, passwordless });
