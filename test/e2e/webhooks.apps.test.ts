@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api } from './client.js';
+import { api, fieldCode } from './client.js';
 import { online, people } from './social.fixtures.js';
 import { createChannel, createGuild, join } from './webhooks.fixtures.js';
 
@@ -28,11 +28,13 @@ describe('application webhooks', () => {
       name: 'Deploy App',
     });
     expect(answer.json.webhook).not.toHaveProperty('token');
-    const update = await socket.ws.takeThrough((d) => d.t === 'WEBHOOKS_UPDATE' && d.d.channel_id === channel.id);
-    expect(update).toBeDefined();
+    const isUpdate = (d: { t: string | null; d: Record<string, unknown> }) => d.t === 'WEBHOOKS_UPDATE' && d.d.channel_id === channel.id;
+    await socket.ws.takeThrough(isUpdate);
+    expect(socket.ws.dispatches().find(isUpdate)?.d).toEqual({ guild_id: guildId, channel_id: channel.id });
     socket.ws.close();
+    const made = answer.json.webhook as { id: string };
     const listed = await api('GET', `/channels/${channel.id}/webhooks`, { token: owner.token });
-    const hook = (listed.json as unknown as Record<string, unknown>[]).find((w) => w.id === answer.json.webhook.id);
+    const hook = (listed.json as unknown as Record<string, unknown>[]).find((w) => w.id === made.id);
     expect(hook).toMatchObject({ type: 3, application_id: appId, user: { id: owner.id } });
     expect(hook).not.toHaveProperty('token');
     expect(hook).not.toHaveProperty('url');
@@ -46,7 +48,7 @@ describe('application webhooks', () => {
     const appId = (await api('POST', '/applications', { token: owner.token, body: { name: 'Refused App' } })).json.id as string;
     const missing = await authorize(owner.token, appId, {});
     expect(missing.status).toBe(400);
-    expect(missing.json.errors.webhook_channel_id._errors[0].code).toBe('BASE_TYPE_REQUIRED');
+    expect(fieldCode(missing.json, 'webhook_channel_id')).toBe('BASE_TYPE_REQUIRED');
     expect((await authorize(owner.token, appId, { webhook_channel_id: '1234567890123' })).json.code).toBe(10003);
     const denied = await authorize(member.token, appId, { webhook_channel_id: channel.id });
     expect(denied.status).toBe(403);
