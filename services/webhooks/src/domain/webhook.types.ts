@@ -9,6 +9,8 @@ export interface WebhookRecord {
   name: string;
   avatar: string | null;
   applicationId: string | null;
+  /** APPLICATION webhooks: the application's own user, the one caller shown the token by id. */
+  applicationUserId?: string | null;
   tokenDigest: Buffer;
   tokenSealed: Buffer;
   sourceGuild: unknown;

@@ -35,6 +35,18 @@ export interface WebhookInput {
   avatar?: string | null;
 }
 
+/** An application's webhook, made when a user authorizes it with `webhook.incoming`. */
+export interface ApplicationWebhookInput {
+  userId: string;
+  channelId: string;
+  /** The guild the user chose; undefined: the channel's. */
+  guildId?: string | undefined;
+  applicationId: string;
+  name: string;
+  avatar: string | null;
+  applicationUserId: string | null;
+}
+
 export interface WebhookPatch {
   name?: string;
   avatar?: string | null;
@@ -85,7 +97,7 @@ export class WebhooksService {
       sourceChannel: null,
     };
     await this.insert(record, channel);
-    return this.render(record, true);
+    return this.render(record, true, userId);
   }
 
   /** Saves a new webhook with WEBHOOKS_UPDATE for its channel, within the channel's and guild's limits. */
@@ -133,21 +145,51 @@ export class WebhooksService {
     return { channel_id: source.id, webhook_id: record.id };
   }
 
+  /**
+   * An APPLICATION webhook in the channel the authorizing user chose (they must manage webhooks
+   * there), answered with its token for the application alone.
+   */
+  async createForApplication(input: ApplicationWebhookInput): Promise<WebhookView> {
+    const channel = await this.manageableChannel(input.userId, input.channelId);
+    if (input.guildId !== undefined && input.guildId !== channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
+    const token = newWebhookToken();
+    const record: WebhookRecord = {
+      id: this.deps.ids.next(),
+      type: WebhookType.APPLICATION,
+      guildId: channel.guildId,
+      channelId: channel.id,
+      userId: input.userId,
+      name: [...input.name].slice(0, 80).join('') || 'Application',
+      avatar: input.avatar,
+      applicationId: input.applicationId,
+      applicationUserId: input.applicationUserId,
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+      sourceGuild: null,
+      sourceChannel: null,
+    };
+    await this.insert(record, channel);
+    return renderWebhook(record, { vault: this.deps.vault, apiUrl: this.deps.apiUrl, showToken: true });
+  }
+
   async listChannel(userId: string, channelId: string): Promise<WebhookView[]> {
     await this.manageableChannel(userId, channelId);
-    return this.renderAll(await this.deps.store.byChannel(channelId));
+    return this.renderAll(await this.deps.store.byChannel(channelId), userId);
   }
 
   async listGuild(userId: string, guildId: string): Promise<WebhookView[]> {
     const permissions = await this.deps.guilds.permissions(userId, guildId, '');
     if (permissions === undefined) throw ApiError.of('UNKNOWN_GUILD');
     if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
-    return this.renderAll(await this.deps.store.byGuild(guildId));
+    return this.renderAll(await this.deps.store.byGuild(guildId), userId);
   }
 
   async get(userId: string, id: string): Promise<WebhookView> {
+    // An application reads its own webhook, token and all, whatever its permissions in the guild.
+    const own = await this.deps.store.byId(id);
+    if (own && isApplicationsOwn(own, userId)) return this.render(own, true, userId);
     const webhook = await this.managed(userId, id);
-    return this.render(webhook, true);
+    return this.render(webhook, true, userId);
   }
 
   async modify(userId: string, id: string, patch: WebhookPatch): Promise<WebhookView> {
@@ -158,7 +200,7 @@ export class WebhooksService {
       if (target.guildId !== webhook.guildId)
         throw ApiError.form({ channel_id: { code: 'BASE_TYPE_INVALID', message: 'Invalid channel.' } });
     }
-    return this.render(await this.apply(webhook, patch), true);
+    return this.render(await this.apply(webhook, patch), true, userId);
   }
 
   async delete(userId: string, id: string): Promise<void> {
@@ -264,17 +306,18 @@ export class WebhooksService {
     return image.hash;
   }
 
-  private async render(webhook: WebhookRecord, withUser: boolean): Promise<WebhookView> {
+  /** `viewerId`: the user it is shown to (by id); without one, the token's holder. */
+  private async render(webhook: WebhookRecord, withUser: boolean, viewerId?: string): Promise<WebhookView> {
     const user = withUser && webhook.userId ? (await this.deps.users.users([webhook.userId])).get(webhook.userId) : undefined;
     return renderWebhook(webhook, {
       vault: this.deps.vault,
       apiUrl: this.deps.apiUrl,
       ...(withUser ? { user: user ?? null } : {}),
-      showToken: webhook.type === WebhookType.INCOMING,
+      showToken: webhook.type === WebhookType.INCOMING || (viewerId !== undefined && isApplicationsOwn(webhook, viewerId)),
     });
   }
 
-  private async renderAll(webhooks: WebhookRecord[]): Promise<WebhookView[]> {
+  private async renderAll(webhooks: WebhookRecord[], viewerId: string): Promise<WebhookView[]> {
     const userIds = [...new Set(webhooks.flatMap((w) => (w.userId ? [w.userId] : [])))];
     const users = userIds.length > 0 ? await this.deps.users.users(userIds) : new Map<string, unknown>();
     return webhooks.map((w) =>
@@ -282,8 +325,12 @@ export class WebhooksService {
         vault: this.deps.vault,
         apiUrl: this.deps.apiUrl,
         user: (w.userId && users.get(w.userId)) ?? null,
-        showToken: w.type === WebhookType.INCOMING,
+        showToken: w.type === WebhookType.INCOMING || isApplicationsOwn(w, viewerId),
       }),
     );
   }
 }
+
+/** An APPLICATION webhook seen by its application's own user: the one caller shown its token. */
+const isApplicationsOwn = (w: WebhookRecord, userId: string): boolean =>
+  w.type === WebhookType.APPLICATION && !!w.applicationUserId && w.applicationUserId === userId;

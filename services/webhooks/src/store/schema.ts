@@ -14,6 +14,7 @@ export interface WebhooksTable {
   name: string;
   avatar: string | null;
   application_id: string | null;
+  application_user_id: ColumnType<string | null, string | null | undefined, string | null>;
   token_digest: Buffer;
   token_sealed: Buffer;
   source_guild: Json<unknown> | null;
