@@ -56,6 +56,7 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
         maxNetworkRetries: config.PAYMENT_GATEWAY_RETRIES,
       });
       const catalogue = new PgCatalogueStore(db);
+      const entitlements = new PgEntitlementStore(db);
       const store = new PgSubscriptionStore(db, outbox);
       const sources = new PaymentSourcesService(new PgPaymentSourceStore(db, outbox), gateway, ids);
       const ledger = new Ledger(gateway, sources, ids);
@@ -80,12 +81,21 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
         },
         log,
       );
-      const purchases = new PurchaseService(catalogue, store, sources, gateway, ids, clock, {
-        leaseMs: config.PURCHASE_LEASE_MS,
-        // A copy waits as long as the first attempt may take at the gateway, with its retries.
-        waitMs: config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
-        pollMs: 50,
-      });
+      const purchases = new PurchaseService(
+        catalogue,
+        store,
+        sources,
+        gateway,
+        ids,
+        clock,
+        {
+          leaseMs: config.PURCHASE_LEASE_MS,
+          // A copy waits as long as the first attempt may take at the gateway, with its retries.
+          waitMs: config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
+          pollMs: 50,
+        },
+        entitlements,
+      );
       const boosts = new BoostsService(new PgBoostStore(db, outbox), new GrpcGuildMembership(guilds), ids, clock, {
         changeLimit: config.BOOST_CHANGE_LIMIT,
         windowDays: config.BOOST_COOLDOWN_DAYS,
@@ -109,8 +119,8 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
             subscriptions: new SubscriptionsService(store),
             purchases,
             changes,
-            previews: new PreviewsService(store, catalogue, sources, ids, clock),
-            promotions: new PromotionsService(store, catalogue, new PgEntitlementStore(db), ids, clock),
+            previews: new PreviewsService(store, catalogue, sources, entitlements, ids, clock),
+            promotions: new PromotionsService(store, catalogue, entitlements, ids, clock),
             afterChange,
           });
           boostRoutes(app, boosts, usersById, afterChange);

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@kith/platform';
-import type { ItemRequest, PricedInvoice } from './pricing.js';
+import type { Credit, DiscountOffer, ItemRequest, PricedInvoice } from './pricing.js';
 import type {
   BillingAddress,
   Invoice,
@@ -93,6 +93,14 @@ export interface PaymentGateway {
 
 // ---------------------------------------------------------------- stores
 
+/** A user's entitlement credits and discount offers. */
+export interface CreditsStore {
+  /** Unconsumed credits (entitlements to a plan's period) of the user's, valid at `now`, oldest first. */
+  credits(userId: string, now: Date): Promise<Credit[]>;
+  /** One of the user's discount offers. */
+  discountOffer(userId: string, id: string): Promise<DiscountOffer | undefined>;
+}
+
 export interface CatalogueStore {
   skus(): Promise<Sku[]>;
   sku(id: string): Promise<Sku | undefined>;
@@ -157,6 +165,8 @@ export interface NewSubscription {
   slots: string[];
   /** Whether it changes the user's premium type (a premium tier bought and paid). */
   premium: boolean;
+  /** Entitlement credits the first invoice used: consumed with it. */
+  credits?: string[];
 }
 
 export type SubscriptionPatch = Partial<

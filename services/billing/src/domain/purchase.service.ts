@@ -3,12 +3,13 @@ import type { DomainEvent } from '@kith/platform';
 import { billingError, errorFromBody } from './errors.js';
 import { gatewayFailure } from './gateway-errors.js';
 import type { PaymentSourcesService } from './payment-sources.service.js';
-import { addInterval, priceItems, resolveCurrency, type ItemRequest, type PricedInvoice } from './pricing.js';
+import { addInterval, applyCredits, priceItems, resolveCurrency, type Credit, type ItemRequest, type PricedInvoice } from './pricing.js';
 import {
   PaymentGatewayUnavailable,
   type CatalogueStore,
   type ChargeResult,
   type Clock,
+  type CreditsStore,
   type Ids,
   type PaymentGateway,
   type PurchaseOutcome,
@@ -79,6 +80,8 @@ export class PurchaseService {
     private readonly ids: Ids,
     private readonly clock: Clock,
     private readonly options: PurchaseOptions,
+    /** The user's entitlement credits, applied to the first period (none when absent). */
+    private readonly credits?: CreditsStore,
   ) {}
 
   async create(userId: string, request: CreateSubscription): Promise<Purchased> {
@@ -100,7 +103,8 @@ export class PurchaseService {
   }
 
   private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Purchased> {
-    const { plans, priced, currency } = await this.quote(request);
+    const credits = this.credits ? await this.credits.credits(userId, this.clock.now()) : [];
+    const { plans, priced, currency, used } = await this.quote(request, credits);
     const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
     if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
     const source = priced.total > 0 ? await this.paymentSource(userId, request.payment_source_id) : null;
@@ -111,24 +115,34 @@ export class PurchaseService {
       if (claim.kind === 'mismatch') throw billingError('LOAD_ID_REUSED');
       if (claim.kind === 'other_in_progress') throw billingError('PAYMENT_IN_PROGRESS');
       if (claim.kind === 'done') return this.replay(userId, claim.outcome);
-      if (claim.kind === 'claimed') return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source);
+      if (claim.kind === 'claimed') return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source, used);
       if (Date.now() > deadline) throw billingError('PAYMENT_IN_PROGRESS');
       await sleep(this.options.pollMs);
     }
   }
 
-  /** The catalogue's price for the request, checked against what the client expects to pay. */
-  async quote(request: Pick<CreateSubscription, 'items' | 'currency' | 'expected_invoice_price' | 'expected_renewal_price'>) {
+  /**
+   * The catalogue's price for the request, with the user's entitlement credits applied (the
+   * invoice a preview with apply_entitlements shows), checked against what the client expects to
+   * pay now and at renewal (the full price: a credit pays one period).
+   */
+  async quote(
+    request: Pick<CreateSubscription, 'items' | 'currency' | 'expected_invoice_price' | 'expected_renewal_price'>,
+    credits: Credit[] = [],
+  ) {
     if (request.items.length === 0) throw billingError('ITEMS_REQUIRED');
     const plans = await this.catalogue.plans(request.items.map((i) => i.plan_id));
     checkItems(plans, request.items);
     const currency = resolveCurrency([...plans.values()], request.currency);
-    const priced = priceItems(plans, request.items, currency);
-    // A purchase with no trial renews at the price of its first period.
-    for (const expected of [request.expected_invoice_price, request.expected_renewal_price])
-      if (expected && (expected.currency !== currency || expected.amount !== priced.total))
-        throw billingError('PRICE_MISMATCH', { expected: expected, actual: { currency, amount: priced.total } });
-    return { plans, priced, currency };
+    const full = priceItems(plans, request.items, currency);
+    const { priced, used } = applyCredits(full, credits);
+    for (const [expected, actual] of [
+      [request.expected_invoice_price, priced.total],
+      [request.expected_renewal_price, full.total],
+    ] as const)
+      if (expected && (expected.currency !== currency || expected.amount !== actual))
+        throw billingError('PRICE_MISMATCH', { expected: expected, actual: { currency, amount: actual } });
+    return { plans, priced, currency, used };
   }
 
   private async paymentSource(userId: string, id: string | undefined) {
@@ -158,6 +172,7 @@ export class PurchaseService {
     priced: PricedInvoice,
     currency: string,
     source: { id: string; gateway_source_id: string } | null,
+    credits: string[],
   ): Promise<Purchased> {
     let result: ChargeResult;
     try {
@@ -198,11 +213,17 @@ export class PurchaseService {
     const slotCount = paid ? request.items.reduce((n, i) => n + plans.get(i.plan_id)!.premium_guild_slots * i.quantity, 0) : 0;
     const slots = Array.from({ length: slotCount }, () => this.ids.next());
     const premium = paid && [...plans.values()].some((p) => p.premium_type > 0);
-    const created = await this.store.completePurchase(userId, loadId, { subscription, invoice, payment, slots, premium }, outcome, () => [
-      { name: 'USER_SUBSCRIPTIONS_UPDATE', audience: { users: [userId] }, data: null },
-      paymentUpdate(userId, payment),
-      ...slots.map((id) => slotCreated(userId, id, subscription.id)),
-    ]);
+    const created = await this.store.completePurchase(
+      userId,
+      loadId,
+      { subscription, invoice, payment, slots, premium, credits: paid ? credits : [] },
+      outcome,
+      () => [
+        { name: 'USER_SUBSCRIPTIONS_UPDATE', audience: { users: [userId] }, data: null },
+        paymentUpdate(userId, payment),
+        ...slots.map((id) => slotCreated(userId, id, subscription.id)),
+      ],
+    );
     if (!paid) throw errorFromBody(400, (outcome as { body: { code: number; message: string } }).body);
     return { subscription: created, latestInvoice: created.id === subscription.id ? invoice : await this.store.latestInvoice(created.id) };
   }

@@ -214,6 +214,12 @@ export class PgSubscriptionStore implements SubscriptionStore {
           ${p.created_at}))
       ${slotRows.length > 0 ? sql`, slots AS (INSERT INTO premium_guild_slots (id, user_id, subscription_id) VALUES ${sql.join(slotRows)})` : sql``}
       ${
+        created.credits && created.credits.length > 0
+          ? sql`, credits AS (UPDATE entitlements SET consumed = true, consumed_invoice_id = ${inv.id}
+              WHERE id IN (${sql.join(created.credits)}) AND user_id = ${userId} AND NOT consumed)`
+          : sql``
+      }
+      ${
         created.premium
           ? sql`, perks AS (INSERT INTO perk_sync (kind, target_id, since) VALUES ('user', ${userId}, clock_timestamp())
           ON CONFLICT (kind, target_id) DO UPDATE SET since = clock_timestamp())`
