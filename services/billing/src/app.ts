@@ -71,16 +71,6 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
         log.warn({ err, kind: mark.kind, target: mark.target_id }, 'perk push failed; the scheduler retries'),
       );
       const afterChange = () => perks.flush().catch((err: unknown) => log.warn({ err }, 'perk push failed; the scheduler retries'));
-      scheduler = new RenewalScheduler(
-        new RenewalsService(store, catalogue, ledger, changes, clock),
-        perks,
-        settlements,
-        {
-          pollMs: config.RENEWAL_POLL_MS,
-          batch: config.RENEWAL_BATCH,
-        },
-        log,
-      );
       const purchases = new PurchaseService(
         catalogue,
         store,
@@ -95,6 +85,17 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
           pollMs: 50,
         },
         entitlements,
+      );
+      scheduler = new RenewalScheduler(
+        new RenewalsService(store, catalogue, ledger, changes, clock),
+        perks,
+        settlements,
+        purchases,
+        {
+          pollMs: config.RENEWAL_POLL_MS,
+          batch: config.RENEWAL_BATCH,
+        },
+        log,
       );
       const boosts = new BoostsService(new PgBoostStore(db, outbox), new GrpcGuildMembership(guilds), ids, clock, {
         changeLimit: config.BOOST_CHANGE_LIMIT,

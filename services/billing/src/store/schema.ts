@@ -145,6 +145,8 @@ export interface PurchasesTable {
   outcome: Json<Record<string, unknown>> | null;
   lease_until: Timestamp;
   created_at: Generated<Date>;
+  request: Generated<unknown>;
+  charge_request: Generated<unknown>;
 }
 
 export interface PremiumGuildSlotsTable {
