@@ -3,7 +3,15 @@ import type { AuthService } from '@kith/proto/auth/v1/auth';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { SocialService } from '@kith/proto/social/v1/social';
 import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
-import type { GuildsPort, PermissionCheck, PrivateChannel, SocialPort, UsersPort, WebhooksPort } from '../domain/integrations/ports.js';
+import type {
+  GuildsPort,
+  ManagedRoleOwner,
+  PermissionCheck,
+  PrivateChannel,
+  SocialPort,
+  UsersPort,
+  WebhooksPort,
+} from '../domain/integrations/ports.js';
 
 /** Users from auth over gRPC. */
 export class AuthUsers implements UsersPort {
@@ -35,16 +43,27 @@ export class GrpcGuilds implements GuildsPort {
   constructor(private readonly guilds: ServiceClient<typeof GuildsService>) {}
 
   async permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck> {
-    const { member, allowed } = await this.guilds.checkPermissions({ userId, guildId, channelId: '', required: required.toString() });
-    return { member, allowed };
+    const { member, allowed, permissions } = await this.guilds.checkPermissions({
+      userId,
+      guildId,
+      channelId: '',
+      required: required.toString(),
+    });
+    return { member, allowed, permissions: BigInt(permissions || '0') };
   }
 
   async addMember(guildId: string, userId: string, roleIds: string[] = []): Promise<number> {
     return (await this.guilds.addMember({ guildId, userId, roleIds })).errorCode;
   }
 
-  async createManagedRole(guildId: string, name: string): Promise<string> {
-    const { errorCode, role } = await this.guilds.createManagedRole({ guildId, name });
+  async createManagedRole(guildId: string, name: string, owner: ManagedRoleOwner = {}): Promise<string> {
+    const { errorCode, role } = await this.guilds.createManagedRole({
+      guildId,
+      name,
+      permissions: (owner.permissions ?? 0n).toString(),
+      botId: owner.botId ?? '',
+      integrationId: owner.integrationId ?? '',
+    });
     if (errorCode === 10004) throw ApiError.of('UNKNOWN_GUILD');
     if (errorCode !== 0 || !role) throw new ApiError(400, { code: errorCode, message: 'Maximum number of guild roles reached (250)' });
     return role.id;

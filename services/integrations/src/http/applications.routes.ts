@@ -92,6 +92,7 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
         authorize: body.authorize,
         guildId: body.guild_id,
         channelId: body.channel_id,
+        permissions: body.permissions === undefined ? undefined : BigInt(body.permissions),
       }),
     );
   });

@@ -19,6 +19,15 @@ export interface UsersPort {
 export interface PermissionCheck {
   member: boolean;
   allowed: boolean;
+  /** The user's permissions in the guild (every one for its owner and administrators). */
+  permissions: bigint;
+}
+
+/** What a managed role is for: a bot's permissions, or a streaming integration's subscribers. */
+export interface ManagedRoleOwner {
+  permissions?: bigint;
+  botId?: string;
+  integrationId?: string;
 }
 
 export interface PrivateChannel {
@@ -33,8 +42,8 @@ export interface GuildsPort {
   permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck>;
   /** Joins a user (a bot) to a guild; the platform's error code when refused, 0 when a member now. */
   addMember(guildId: string, userId: string, roleIds?: string[]): Promise<number>;
-  /** A managed role for an integration; its id. */
-  createManagedRole(guildId: string, name: string): Promise<string>;
+  /** A managed role for an integration (tagged with its bot or integration); its id. */
+  createManagedRole(guildId: string, name: string, owner?: ManagedRoleOwner): Promise<string>;
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean>;
   setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;
