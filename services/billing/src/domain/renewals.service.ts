@@ -1,5 +1,6 @@
 import type { DomainEvent } from '@kith/platform';
 import { intervalOf, type ChangesService } from './changes.service.js';
+import { isBillingError } from './errors.js';
 import { Ledger, paymentUpdate, subscriptionsUpdated } from './ledger.js';
 import type { CatalogueStore, Clock, SubscriptionStore, SubscriptionTx } from './ports.js';
 import { addInterval, priceItems } from './pricing.js';
@@ -132,7 +133,7 @@ export class RenewalsService {
       })
       .catch((err: unknown) => {
         // A source removed since is a failed payment; anything else (the gateway) is retried later.
-        if ((err as { body?: { code?: number } }).body?.code === 10075) return { result: null, payment: null };
+        if (isBillingError(err, 'UNKNOWN_PAYMENT_SOURCE')) return { result: null, payment: null };
         throw err;
       });
     if (!result || !payment) return this.fail(tx, invoice, plans, now, []);
