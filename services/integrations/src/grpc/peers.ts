@@ -4,6 +4,7 @@ import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { SocialService } from '@kith/proto/social/v1/social';
 import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import type {
+  GuildSummary,
   GuildsPort,
   ManagedRoleOwner,
   PermissionCheck,
@@ -86,6 +87,14 @@ export class GrpcGuilds implements GuildsPort {
     const { found, channel } = await this.guilds.getChannel({ channelId });
     if (!found || !channel) return undefined;
     return { id: channel.id, type: channel.type, guildId: channel.guildId, recipientIds: channel.recipientIds };
+  }
+
+  async summary(guildId: string): Promise<GuildSummary | undefined> {
+    const { guild } = await this.guilds.getGuild({ guildId }).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return { guild: undefined };
+      throw err;
+    });
+    return guild ? { id: guild.id, name: guild.name, icon: guild.icon || null, mfaLevel: guild.mfaLevel } : undefined;
   }
 
   async guildIdsOf(userId: string): Promise<string[]> {

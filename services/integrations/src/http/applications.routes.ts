@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { identityOf, parse, userIdOf } from '@kith/platform';
 import type { ApplicationsService } from '../domain/applications/applications.service.js';
+import type { AuthorizePreview } from '../domain/applications/authorize-preview.service.js';
 import type { AuthorizeService } from '../domain/applications/authorize.service.js';
 import {
   applicationGuildParams,
@@ -14,7 +15,12 @@ import {
 } from './integrations.schemas.js';
 
 /** Developers' applications and their commands, and the OAuth2 authorization that installs them. */
-export function applicationRoutes(app: Express, applications: ApplicationsService, authorize: AuthorizeService): void {
+export function applicationRoutes(
+  app: Express,
+  applications: ApplicationsService,
+  authorize: AuthorizeService,
+  preview: AuthorizePreview,
+): void {
   app.post('/applications', async (req, res) => {
     const userId = userIdOf(res);
     res.status(201).json(await applications.create(userId, parse(createApplicationBody, req.body)));
@@ -78,6 +84,20 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
     const { application_id, command_id } = parse(commandParams, req.params);
     await applications.deleteCommand(userId, application_id, command_id);
     res.status(204).end();
+  });
+
+  app.get('/oauth2/authorize', async (req, res) => {
+    const userId = userIdOf(res);
+    const query = parse(authorizeQuery, req.query);
+    res.json(
+      await preview.preview(userId, {
+        clientId: query.client_id,
+        scopes: query.scope,
+        integrationType: query.integration_type,
+        responseType: query.response_type,
+        redirectUri: query.redirect_uri,
+      }),
+    );
   });
 
   app.post('/oauth2/authorize', async (req, res) => {

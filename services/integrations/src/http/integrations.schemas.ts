@@ -30,10 +30,19 @@ export const createApplicationBody = z.object({
   flags: flags.optional(),
 });
 
+/** Where an authorization may send the browser back: absolute http(s) URLs, as the platform takes. */
+const redirectUri = z
+  .string()
+  .max(2048)
+  .refine((value) => /^https?:\/\/\S+$/i.test(value) && URL.canParse(value), {
+    params: { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' },
+  });
+
 export const updateApplicationBody = z.object({
   name: lengthString(2, 32).optional(),
   description: description.optional(),
   flags: flags.optional(),
+  redirect_uris: z.array(redirectUri).max(10).optional(),
 });
 
 /** The platform's command names: lower case letters, digits, `-` and `_` (chat input commands). */

@@ -101,6 +101,16 @@ export class PgApplicationsStore implements ApplicationsStorePort {
     return new Map(rows.map((r) => [r.application_id, Array.isArray(r.records) ? r.records : []]));
   }
 
+  async authorizedScopes(userId: string, applicationId: string): Promise<string[]> {
+    const row = await this.db
+      .selectFrom('oauth2_authorizations')
+      .select('scopes')
+      .where('user_id', '=', userId)
+      .where('application_id', '=', applicationId)
+      .executeTakeFirst();
+    return row?.scopes ?? [];
+  }
+
   async recordAuthorization(id: string, userId: string, applicationId: string, scopes: string[]): Promise<void> {
     await this.db
       .insertInto('oauth2_authorizations')

@@ -80,6 +80,9 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
   channel(): Promise<PrivateChannel | undefined> {
     return Promise.resolve(undefined);
   }
+  summary(guildId: string) {
+    return Promise.resolve(this.members.has(guildId) ? { id: guildId, name: 'Guild', icon: null, mfaLevel: 0 } : undefined);
+  }
   guildIdsOf(userId: string): Promise<string[]> {
     return Promise.resolve([...this.members].filter(([, m]) => m.has(userId)).map(([id]) => id));
   }
@@ -182,6 +185,7 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
       deleteCommand: () => Promise.resolve(false),
       withCommands: () => Promise.resolve(new Set()),
       roleConnectionMetadata: () => Promise.resolve(new Map()),
+      authorizedScopes: () => Promise.resolve([]),
       recordAuthorization: (_id, userId, appId) => {
         calls.push(`authorization ${userId} ${appId}`);
         return Promise.resolve();

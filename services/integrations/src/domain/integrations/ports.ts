@@ -23,6 +23,13 @@ export interface PermissionCheck {
   permissions: bigint;
 }
 
+export interface GuildSummary {
+  id: string;
+  name: string;
+  icon: string | null;
+  mfaLevel: number;
+}
+
 /** What a managed role is for: a bot's permissions, or a streaming integration's subscribers. */
 export interface ManagedRoleOwner {
   permissions?: bigint;
@@ -48,6 +55,8 @@ export interface GuildsPort {
   setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;
   channel(channelId: string): Promise<PrivateChannel | undefined>;
+  /** What an authorization screen shows of a guild; undefined when there is none. */
+  summary(guildId: string): Promise<GuildSummary | undefined>;
   /** The guilds the user is a member of. */
   guildIdsOf(userId: string): Promise<string[]>;
 }
@@ -66,7 +75,7 @@ export type NewApplication = Omit<
   ApplicationRecord,
   'bot_public' | 'bot_require_code_grant' | 'redirect_uris' | 'role_connections_verification_url'
 >;
-export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags'>>;
+export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags' | 'redirect_uris'>>;
 export type NewCommand = CommandRecord;
 
 export interface ApplicationsStorePort {
@@ -82,6 +91,8 @@ export interface ApplicationsStorePort {
   /** Which of these applications have commands usable in the guild (global or the guild's own). */
   withCommands(applicationIds: string[], guildId: string): Promise<Set<string>>;
   roleConnectionMetadata(applicationIds: string[]): Promise<Map<string, unknown[]>>;
+  /** The scopes the user has granted the application (none: never authorized). */
+  authorizedScopes(userId: string, applicationId: string): Promise<string[]>;
   /** Records (or widens) the user's authorization of the application. */
   recordAuthorization(id: string, userId: string, applicationId: string, scopes: string[]): Promise<void>;
 }
