@@ -89,7 +89,7 @@ describe('AccountsService.register', () => {
       new SnowflakeGenerator(),
       undefined,
       undefined,
-      { redeem: async (code, userId) => void redeemed.push(`${code}:${userId}:${users.users.length}`) },
+      { redeem: async (code, userId) => redeemed.push(`${code}:${userId}:${users.users.length}`) > 0 },
     );
     const { userId } = await withInvites.register(input({ invite: 'Code1234' }), request);
     expect(redeemed).toEqual([`Code1234:${userId}:1`]);

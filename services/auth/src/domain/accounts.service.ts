@@ -24,7 +24,8 @@ export interface RegisterInput {
 
 /** Accepts an invite for a new account (registration's `invite`) over the invites service; never throws. */
 export interface InviteRedeemer {
-  redeem(code: string, userId: string): Promise<void>;
+  /** Accepts the invite for the new account; true when it joined a guild whose member verification form it must see. */
+  redeem(code: string, userId: string): Promise<boolean>;
 }
 
 /** What the registration helpers grant or forbid: consent by country, a verified phone, a fingerprint's id. */
@@ -85,7 +86,7 @@ export class AccountsService {
     private readonly invites?: InviteRedeemer,
   ) {}
 
-  async register(input: RegisterInput, request: SessionRequest): Promise<{ token: string; userId: string }> {
+  async register(input: RegisterInput, request: SessionRequest): Promise<{ token: string; userId: string; showVerificationForm: boolean }> {
     const admission = await this.registration?.admit(input, request.clientIp);
     const username = input.username ?? (await this.suggestUsername(input.global_name ?? 'user'));
     // Ask first so both collisions are reported together; the unique indexes still settle races.
@@ -111,8 +112,8 @@ export class AccountsService {
     await this.extensions?.locations?.record(user.id, request.clientIp);
     const { token } = await this.sessions.create(user.id, request);
     // A bad or used-up code does not undo the registration: the account stands without the join.
-    if (input.invite && this.invites) await this.invites.redeem(input.invite, user.id);
-    return { token, userId: user.id };
+    const showVerificationForm = input.invite && this.invites ? await this.invites.redeem(input.invite, user.id) : false;
+    return { token, userId: user.id, showVerificationForm };
   }
 
   async login(input: LoginInput, request: SessionRequest) {

@@ -12,12 +12,14 @@ export class GrpcInviteRedeemer implements InviteRedeemer {
     private readonly logger: Logger,
   ) {}
 
-  async redeem(code: string, userId: string): Promise<void> {
+  async redeem(code: string, userId: string): Promise<boolean> {
     try {
-      const { errorCode } = await this.invites.acceptInvite({ code, userId });
+      const { errorCode, showVerificationForm } = await this.invites.acceptInvite({ code, userId });
       if (errorCode !== 0) this.logger.info({ user_id: userId, error_code: errorCode }, 'registration invite refused');
+      return errorCode === 0 && showVerificationForm;
     } catch (err) {
       this.logger.warn({ err, user_id: userId }, 'registration invite not accepted: invites unavailable');
+      return false;
     }
   }
 }

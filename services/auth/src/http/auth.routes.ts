@@ -32,8 +32,8 @@ export function sessionIdOf(res: Response): string {
 
 export function authRoutes(app: Express, accounts: AccountsService, sessions: SessionsService): void {
   app.post('/auth/register', async (req, res) => {
-    const { token } = await accounts.register(parse(registerBody, req.body), sessionRequest(req, res));
-    res.status(201).json({ token, show_verification_form: false });
+    const { token, showVerificationForm } = await accounts.register(parse(registerBody, req.body), sessionRequest(req, res));
+    res.status(201).json({ token, show_verification_form: showVerificationForm });
   });
 
   app.post('/auth/login', async (req, res) => {

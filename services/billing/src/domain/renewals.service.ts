@@ -57,6 +57,12 @@ export class RenewalsService {
 
   private async handle(tx: SubscriptionTx, now: Date): Promise<void> {
     const s = tx.subscription;
+    // A payment a request made is still being settled (SettlementsService): it decides first, so
+    // an invoice is never charged by a renewal and a request at once.
+    if (await tx.openPayment()) {
+      await tx.update({ next_action_at: new Date(now.getTime() + GATEWAY_RETRY_MS) });
+      return;
+    }
     switch (s.status) {
       case S.UNPAID:
         return this.awaitConfirmation(tx, now);

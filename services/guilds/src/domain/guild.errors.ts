@@ -11,6 +11,7 @@ export const guildErrors = {
   unknownMember: entry(404, 10007, 'Unknown Member'),
   unknownRole: entry(404, 10011, 'Unknown Role'),
   unknownBan: entry(404, 10026, 'Unknown Ban'),
+  unknownVerificationForm: entry(404, 10068, 'Unknown Guild Member Verification Form'),
   maxRecipients: entry(400, 30004, 'Maximum number of recipients reached (10)'),
   maxRoles: entry(400, 30005, 'Maximum number of guild roles reached (250)'),
   maxGuildChannels: entry(400, 30013, 'Maximum number of guild channels reached (500)'),

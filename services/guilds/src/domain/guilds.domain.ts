@@ -4,8 +4,10 @@ import { ThreadService } from './channel.threads.js';
 import { DmService } from './dm.service.js';
 import { GuildsService } from './guilds.service.js';
 import { LookupService } from './lookup.service.js';
+import { MemberSearchService } from './member-search.service.js';
 import { MembersService } from './members.service.js';
 import { MembershipService } from './membership.service.js';
+import { MemberVerificationService } from './member-verification.service.js';
 import { PermissionService } from './permission.service.js';
 import type { GuildsStore, IdSource, PermissionChecker, UserDirectory } from './ports.js';
 import { ManagedRolesService } from './managed-roles.service.js';
@@ -20,7 +22,7 @@ export interface GuildsPorts {
 
 /** Every domain service of guilds, each built once over the ports (app.ts passes the real ones, unit tests fakes). */
 export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
-  const membership = new MembershipService(store, users);
+  const membership = new MembershipService(store, users, ids);
   const channelService = new ChannelService(store, ids);
   const dms = new DmService(store, users, ids);
   return {
@@ -30,8 +32,10 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     roles: new RolesService(store, ids, channelService),
     members: new MembersService(store, users, membership),
     lookups: new LookupService(store, users, dms),
+    memberSearch: new MemberSearchService(store, users),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
+    verification: new MemberVerificationService(store),
   };
 }
 

@@ -50,6 +50,20 @@ describe('MembershipService.join', () => {
     expect(joined).toMatchObject({ error: 0, member: { role_ids: [role] } });
   });
 
+  it('when the guild has member verification on, then a joiner is pending with a STARTED join request, unless the join bypasses it', async () => {
+    const w = world();
+    const owner = w.user();
+    const guildId = await w.guild(owner);
+    await w.verification.update(owner, guildId, { enabled: true });
+    const pending = w.user();
+    expect(await w.membership.join(guildId, pending)).toMatchObject({ error: 0, member: { pending: true } });
+    expect(w.store.named('GUILD_JOIN_REQUEST_CREATE')).toEqual([
+      expect.objectContaining({ audience: { users: [pending] }, data: expect.objectContaining({ guild_id: guildId, status: 'STARTED' }) }),
+    ]);
+    expect(await w.membership.join(guildId, w.user(), { bypassVerification: true })).toMatchObject({ member: { pending: false } });
+    expect(w.store.named('GUILD_JOIN_REQUEST_CREATE')).toHaveLength(1);
+  });
+
   it('when a guest joins, then the member carries the guest flag', async () => {
     const w = world();
     const guildId = await w.guild(w.user());

@@ -10,8 +10,8 @@ import {
 import { visibleGuildChannels } from './channel.service.js';
 import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
-import type { GuildsStore, GuildsTx, GuildsUnit, UserDirectory } from './ports.js';
-import type { GuildRecord, MemberRecord } from './records.js';
+import type { GuildsStore, GuildsTx, GuildsUnit, IdSource, UserDirectory } from './ports.js';
+import type { GuildRecord, JoinRequestRecord, MemberRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
@@ -20,6 +20,23 @@ export const MAX_GUILDS_PER_USER = 100;
 const LARGE_THRESHOLD = 250;
 /** The platform's member flag for guests (joined through a guest invite). */
 const MEMBER_FLAG_IS_GUEST = 1 << 4;
+/** The guild feature that puts new members behind member verification (`pending` until they pass). */
+export const MEMBER_VERIFICATION_GATE = 'MEMBER_VERIFICATION_GATE_ENABLED';
+
+/** The platform's guild join request object as its owner sees it. */
+export function joinRequestView(request: JoinRequestRecord) {
+  return {
+    id: request.id,
+    join_request_id: request.id,
+    created_at: request.created_at.toISOString(),
+    application_status: request.status,
+    guild_id: request.guild_id,
+    user_id: request.user_id,
+    last_seen: null,
+    rejection_reason: null,
+    interview_channel_id: null,
+  };
+}
 
 export type GuildCreate = GuildCreateData & { guild: GuildData };
 
@@ -56,6 +73,8 @@ export interface JoinOptions {
   temporary?: boolean;
   /** Guests (guest invites) are flagged members. */
   guest?: boolean;
+  /** Skips member verification (invites with IS_APPLICATION_BYPASS): never `pending`, no join request. */
+  bypassVerification?: boolean;
 }
 
 export type JoinResult = { error: 10004 | 40007 | 30001 } | { error: 0; alreadyMember: boolean; member: MemberRecord; guild: GuildCreate };
@@ -67,10 +86,13 @@ export class MembershipService {
   constructor(
     private readonly store: GuildsStore,
     private readonly users: UserDirectory,
+    private readonly ids: IdSource,
   ) {}
 
   /**
-   * Adds a user to a guild (invites). Runs with the user's memberships locked so the 100-guild cap
+   * Adds a user to a guild (invites). Where the guild has member verification on, the member is
+   * `pending` and their join request starts (GUILD_JOIN_REQUEST_CREATE, to them alone while it is
+   * only STARTED), unless the invite bypasses it. Runs with the user's memberships locked so the 100-guild cap
    * holds under concurrent joins and creates. Emits GUILD_CREATE to the user and GUILD_MEMBER_ADD
    * to the guild.
    */
@@ -92,13 +114,24 @@ export class MembershipService {
       const known = new Set(roles.filter((r) => (!r.managed || r.bot_id === userId) && r.id !== guildId).map((r) => r.id));
       const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
       const flags = options.guest ? MEMBER_FLAG_IS_GUEST : 0;
-      await tx.members.insert({ guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags }, roleIds);
+      const pending = guild.features.includes(MEMBER_VERIFICATION_GATE) && !options.bypassVerification;
+      await tx.members.insert({ guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags, pending }, roleIds);
       const member = (await tx.members.get(guildId, userId))!;
       const created = await guildCreateFor(tx, (await tx.guilds.get(guildId))!, member, user);
       await tx.emit([
         { name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildCreateView(created) },
         { name: 'GUILD_MEMBER_ADD', audience: { guilds: [guildId] }, data: { ...renderMember(member, user), guild_id: guildId } },
       ]);
+      if (pending) {
+        const request = await tx.verification.startJoinRequest({ id: this.ids.next(), guild_id: guildId, user_id: userId });
+        await tx.emit([
+          {
+            name: 'GUILD_JOIN_REQUEST_CREATE',
+            audience: { users: [userId] },
+            data: { guild_id: guildId, status: request.status, request: joinRequestView(request) },
+          },
+        ]);
+      }
       return { error: 0 as const, alreadyMember: false, member, guild: created };
     });
   }

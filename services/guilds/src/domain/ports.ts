@@ -8,6 +8,7 @@ import type {
   GuildRecord,
   GuildSnapshot,
   IdPage,
+  JoinRequestRecord,
   MemberColumns,
   MemberRecord,
   MutualGuild,
@@ -17,6 +18,7 @@ import type {
   NewRole,
   RoleColumns,
   RoleRecord,
+  VerificationForm,
 } from './records.js';
 
 /**
@@ -32,6 +34,8 @@ export interface GuildRepository {
   get(guildId: string): Promise<GuildRecord | undefined>;
   insert(guild: NewGuild): Promise<void>;
   update(guildId: string, changes: GuildColumns): Promise<GuildRecord>;
+  /** Replaces the guild's features (member verification switches its gate). */
+  setFeatures(guildId: string, features: readonly string[]): Promise<GuildRecord>;
   /** Deletes the guild with everything in it (roles, channels, members, bans). */
   delete(guildId: string): Promise<void>;
   /** The user's guilds in id order, a page at a time. */
@@ -69,6 +73,8 @@ export interface MemberRepository {
   /** In user id order, after an id. */
   list(guildId: string, after: string | null, limit: number): Promise<MemberRecord[]>;
   ids(guildId: string, after: string | null, limit: number): Promise<string[]>;
+  /** Those of the ids that are members, in user id order. */
+  byIds(guildId: string, userIds: readonly string[]): Promise<MemberRecord[]>;
   /** Adds the member with these roles; the guild's member count goes up. */
   insert(member: NewMember, roleIds: readonly string[]): Promise<void>;
   /** False when they were not a member; otherwise the member count goes down. */
@@ -82,6 +88,15 @@ export interface MemberRepository {
   /** False when the user was already banned (the reason stays as it was). */
   insertBan(ban: Pick<BanRecord, 'guild_id' | 'user_id' | 'reason'>): Promise<boolean>;
   deleteBan(guildId: string, userId: string): Promise<boolean>;
+}
+
+/** Member verification: a guild's form and the join requests of pending members. */
+export interface VerificationRepository {
+  form(guildId: string): Promise<VerificationForm | undefined>;
+  /** Writes the fields given (a new version); the rest stay as they were. */
+  saveForm(guildId: string, changes: { description?: string | null; form_fields?: unknown[] }): Promise<VerificationForm>;
+  /** Starts the user's request (STARTED), replacing one left from an earlier membership. */
+  startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord>;
 }
 
 export interface ChannelRepository {
@@ -179,6 +194,7 @@ export interface GuildsUnit {
   members: MemberRepository;
   channels: ChannelRepository;
   dms: DmRepository;
+  verification: VerificationRepository;
   access: AccessReader;
 }
 

@@ -83,6 +83,25 @@ export interface NewMember {
   user_id: string;
   temporary?: boolean;
   flags?: number;
+  /** Not yet past the guild's member verification gate. */
+  pending?: boolean;
+}
+
+/** A guild's member verification form (the platform's form field objects as given). */
+export interface VerificationForm {
+  guild_id: string;
+  description: string | null;
+  form_fields: unknown[];
+  version: Date;
+}
+
+/** A user's request to pass a guild's member verification gate. */
+export interface JoinRequestRecord {
+  id: string;
+  guild_id: string;
+  user_id: string;
+  status: 'STARTED' | 'SUBMITTED' | 'REJECTED' | 'APPROVED';
+  created_at: Date;
 }
 
 /** What a member edit writes (roles are set on their own). Timestamps as ISO 8601. */

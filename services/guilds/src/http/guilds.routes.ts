@@ -2,8 +2,17 @@ import type { Express, RequestHandler } from 'express';
 import { parse, userIdOf } from '@kith/platform';
 import type { GuildSettings, GuildsService } from '../domain/guilds.service.js';
 import type { MembersService } from '../domain/members.service.js';
+import type { MemberVerificationService, VerificationChanges } from '../domain/member-verification.service.js';
 import type { RolesService } from '../domain/roles.service.js';
-import { createGuildBody, guildIdOf, present, updateGuildBody, userGuildsQuery, withCountsQuery } from './guilds.schemas.js';
+import {
+  createGuildBody,
+  guildIdOf,
+  memberVerificationBody,
+  present,
+  updateGuildBody,
+  userGuildsQuery,
+  withCountsQuery,
+} from './guilds.schemas.js';
 import { memberRoutes } from './members.routes.js';
 import { roleRoutes } from './roles.routes.js';
 
@@ -22,7 +31,12 @@ const NULLABLE_GUILD_FIELDS = [
 /** Guilds and the caller's guild list; roles, members and bans in their own files. */
 export function guildRoutes(
   app: Express,
-  { guilds, roles, members }: { guilds: GuildsService; roles: RolesService; members: MembersService },
+  {
+    guilds,
+    roles,
+    members,
+    verification,
+  }: { guilds: GuildsService; roles: RolesService; members: MembersService; verification: MemberVerificationService },
 ): void {
   app.post('/guilds', async (req, res) => {
     const { region: _region, ...body } = parse(createGuildBody, req.body);
@@ -64,6 +78,21 @@ export function guildRoutes(
   app.delete('/users/@me/guilds/:guild_id', async (req, res) => {
     await guilds.leave(userIdOf(res), guildIdOf(req));
     res.status(204).end();
+  });
+
+  app.get('/guilds/:guild_id/member-verification', async (req, res) => {
+    res.json(await verification.get(userIdOf(res), guildIdOf(req)));
+  });
+
+  app.patch('/guilds/:guild_id/member-verification', async (req, res) => {
+    const guildId = guildIdOf(req);
+    res.json(
+      await verification.update(
+        userIdOf(res),
+        guildId,
+        present(parse(memberVerificationBody, req.body), ['description']) as VerificationChanges,
+      ),
+    );
   });
 
   roleRoutes(app, roles);

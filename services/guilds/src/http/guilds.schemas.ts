@@ -109,6 +109,24 @@ export const banBody = z
   })
   .optional();
 
+/** A member verification form field (the platform's object; `response` is the applicant's, never the form's). */
+const formField = z.object({
+  field_type: z.enum(['TERMS', 'TEXT_INPUT', 'PARAGRAPH', 'MULTIPLE_CHOICE']),
+  label: text(300),
+  required: z.boolean(),
+  description: text(300).nullish(),
+  placeholder: text(300).nullish(),
+  values: z.array(text(300)).min(1).max(16).nullish(),
+  choices: z.array(text(150)).min(1).max(8).nullish(),
+  automations: z.array(text(300)).max(10).nullish(),
+});
+
+export const memberVerificationBody = z.object({
+  enabled: z.boolean().optional(),
+  form_fields: z.array(formField).max(5).optional(),
+  description: text(300).nullish(),
+});
+
 export const guildParams = z.object({ guild_id: idField });
 export const roleParams = guildParams.extend({ role_id: idField });
 export const userParams = guildParams.extend({ user_id: idField });

@@ -33,6 +33,15 @@ export class PgGuilds implements GuildRepository {
     return this.db.updateTable('guilds').set(changes).where('id', '=', guildId).returningAll().executeTakeFirstOrThrow();
   }
 
+  setFeatures(guildId: string, features: readonly string[]): Promise<GuildRecord> {
+    return this.db
+      .updateTable('guilds')
+      .set({ features: [...features] })
+      .where('id', '=', guildId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
   async delete(guildId: string): Promise<void> {
     await this.db.deleteFrom('guilds').where('id', '=', guildId).execute();
   }

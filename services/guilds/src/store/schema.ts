@@ -141,6 +141,21 @@ export interface BansTable {
   created_at: Generated<Date>;
 }
 
+export interface MemberVerificationFormsTable {
+  guild_id: Id;
+  description: string | null;
+  form_fields: Generated<unknown>;
+  version: Generated<Date>;
+}
+
+export interface GuildJoinRequestsTable {
+  id: Id;
+  guild_id: Id;
+  user_id: Id;
+  status: string;
+  created_at: Generated<Date>;
+}
+
 export interface GuildsDatabase {
   guilds: GuildsTable;
   roles: RolesTable;
@@ -152,4 +167,6 @@ export interface GuildsDatabase {
   members: MembersTable;
   member_roles: MemberRolesTable;
   bans: BansTable;
+  member_verification_forms: MemberVerificationFormsTable;
+  guild_join_requests: GuildJoinRequestsTable;
 }

@@ -20,6 +20,7 @@ import type {
   IdSource,
   MemberRepository,
   PermissionCheck,
+  VerificationRepository,
   PermissionChecker,
   RoleRepository,
   UserDirectory,
@@ -31,7 +32,9 @@ import {
   type BanRecord,
   type ChannelRecord,
   type GuildRecord,
+  type JoinRequestRecord,
   type MemberRecord,
+  type VerificationForm,
   type RoleRecord,
 } from '../../src/domain/records.js';
 
@@ -58,6 +61,8 @@ interface State {
   recipients: Map<string, string[]>;
   pairs: Map<string, string>;
   closures: Set<string>;
+  forms: Map<string, VerificationForm>;
+  joinRequests: Map<string, JoinRequestRecord>;
 }
 
 const emptyState = (): State => ({
@@ -71,6 +76,8 @@ const emptyState = (): State => ({
   recipients: new Map(),
   pairs: new Map(),
   closures: new Set(),
+  forms: new Map(),
+  joinRequests: new Map(),
 });
 
 const key = (...parts: string[]) => parts.join(':');
@@ -120,6 +127,11 @@ function guildRepository(s: () => State): GuildRepository {
       Object.assign(guild, changes);
       return copy(guild);
     },
+    async setFeatures(id, features) {
+      const guild = s().guilds.get(id) ?? fail(`no guild ${id}`);
+      guild.features = [...features];
+      return copy(guild);
+    },
     async delete(id) {
       const state = s();
       state.guilds.delete(id);
@@ -128,6 +140,8 @@ function guildRepository(s: () => State): GuildRepository {
       for (const [k, m] of state.members) if (m.guild_id === id) state.members.delete(k);
       for (const k of state.memberRoles) if (k.startsWith(`${id}:`)) state.memberRoles.delete(k);
       for (const [k, b] of state.bans) if (b.guild_id === id) state.bans.delete(k);
+      state.forms.delete(id);
+      for (const [k, r] of state.joinRequests) if (r.guild_id === id) state.joinRequests.delete(k);
     },
     async listOf(userId, page) {
       let guilds = [...s().members.values()]
@@ -248,6 +262,10 @@ function memberRepository(s: () => State): MemberRepository {
       inGuild(guildId, after)
         .slice(0, limit)
         .map((m) => memberRecord(s(), m)),
+    byIds: async (guildId, userIds) =>
+      inGuild(guildId, null)
+        .filter((m) => userIds.includes(m.user_id))
+        .map((m) => memberRecord(s(), m)),
     ids: async (guildId, after, limit) =>
       inGuild(guildId, after)
         .slice(0, limit)
@@ -312,6 +330,27 @@ function memberRepository(s: () => State): MemberRepository {
     deleteBan: async (guildId, userId) => s().bans.delete(key(guildId, userId)),
   };
   return repo;
+}
+
+function verificationRepository(s: () => State): VerificationRepository {
+  return {
+    form: async (guildId) => copy(s().forms.get(guildId)),
+    async saveForm(guildId, changes) {
+      if (!s().guilds.has(guildId)) fail(`form of no guild ${guildId}`);
+      const form = s().forms.get(guildId) ?? { guild_id: guildId, description: null, form_fields: [], version: new Date() };
+      if (changes.description !== undefined) form.description = changes.description;
+      if (changes.form_fields !== undefined) form.form_fields = copy(changes.form_fields);
+      form.version = new Date();
+      s().forms.set(guildId, form);
+      return copy(form);
+    },
+    async startJoinRequest(request) {
+      if (!s().guilds.has(request.guild_id)) fail(`join request of no guild ${request.guild_id}`);
+      const record: JoinRequestRecord = { ...request, status: 'STARTED', created_at: new Date() };
+      s().joinRequests.set(key(request.guild_id, request.user_id), record);
+      return copy(record);
+    },
+  };
 }
 
 function deleteChannelRow(state: State, channelId: string): void {
@@ -541,6 +580,7 @@ export class MemoryGuildsStore implements GuildsStore {
   readonly members = memberRepository(() => this.state);
   readonly channels = channelRepository(() => this.state);
   readonly dms = dmRepository(() => this.state);
+  readonly verification = verificationRepository(() => this.state);
   readonly access = accessReader(
     () => this.state,
     () => this.now(),
@@ -580,6 +620,7 @@ function unitOver(s: () => State, now: () => number): GuildsUnit {
     members: memberRepository(s),
     channels: channelRepository(s),
     dms: dmRepository(s),
+    verification: verificationRepository(s),
     access: accessReader(s, now),
   };
 }

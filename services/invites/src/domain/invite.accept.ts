@@ -14,6 +14,14 @@ export interface AcceptInput {
 export interface Accepted {
   invite: InviteRecord;
   newMember: boolean;
+  /** A guild member still behind the guild's member verification gate (show them its form). */
+  pending: boolean;
+}
+
+/** What using an invite did: a join (or found them in already), and whether the member is pending. */
+interface Outcome {
+  already: boolean;
+  pending: boolean;
 }
 
 /**
@@ -30,10 +38,10 @@ export class InviteAcceptor {
   ) {}
 
   async accept(userId: string, code: string, input: AcceptInput): Promise<Record<string, unknown>> {
-    const { invite, newMember } = await this.join(userId, code, input);
+    const { invite, newMember, pending } = await this.join(userId, code, input);
     const view = await this.render.one(invite);
     view.new_member = newMember;
-    if (invite.type === InviteType.GUILD) view.show_verification_form = false;
+    if (invite.type === InviteType.GUILD) view.show_verification_form = pending;
     return view;
   }
 
@@ -45,7 +53,7 @@ export class InviteAcceptor {
     if (found.type === InviteType.FRIEND && found.inviter_id === userId) throw ApiError.of('FRIEND_REQUEST_SELF');
     const invite = await this.store.reserveUse(code);
     if (!invite) throw inviteErrors.unknownInvite();
-    let outcome: 'joined' | 'already' | undefined;
+    let outcome: Outcome;
     try {
       outcome = await this.perform(invite, userId);
     } catch (err) {
@@ -55,33 +63,35 @@ export class InviteAcceptor {
       else await this.store.confirmUse(code, () => []);
       throw err;
     }
-    if (outcome === 'already') await this.store.releaseUse(code);
-    if (outcome === 'already') return { invite, newMember: false };
+    if (outcome.already) await this.store.releaseUse(code);
+    if (outcome.already) return { invite, newMember: false, pending: outcome.pending };
     const audience =
       invite.type === InviteType.GUILD && invite.channel_id && invite.max_uses > 0 && invite.uses + 1 >= invite.max_uses
         ? await this.guilds.channelUsersWith(invite.channel_id, Permission.MANAGE_CHANNELS)
         : [];
     await this.store.confirmUse(code, (i) => (i.type === InviteType.GUILD ? [inviteDeleteEvent(i, audience)] : []));
-    return { invite: { ...invite, uses: invite.uses + 1 }, newMember: true };
+    return { invite: { ...invite, uses: invite.uses + 1 }, newMember: true, pending: outcome.pending };
   }
 
   /** Whether the invite was used (a new member, recipient or friendship) or found them in already; throws a refusal. */
-  private async perform(invite: InviteRecord, userId: string): Promise<'joined' | 'already'> {
+  private async perform(invite: InviteRecord, userId: string): Promise<Outcome> {
     if (invite.type === InviteType.GROUP_DM) {
       const answer = await this.guilds.addRecipient(invite.channel_id!, userId);
       if (answer.error !== 0) throw answer.error === 10003 ? inviteErrors.unknownInvite() : errorOfCode(answer.error);
-      return 'alreadyRecipient' in answer && answer.alreadyRecipient ? 'already' : 'joined';
+      return { already: 'alreadyRecipient' in answer && answer.alreadyRecipient, pending: false };
     }
     if (invite.type === InviteType.FRIEND) {
-      return (await this.social.befriend(userId, invite.inviter_id)) ? 'joined' : 'already';
+      return { already: !(await this.social.befriend(userId, invite.inviter_id)), pending: false };
     }
     const answer = await this.guilds.addMember(invite.guild_id!, userId, {
       roleIds: invite.role_ids,
       temporary: invite.temporary,
       guest: (invite.flags & InviteFlag.IS_GUEST_INVITE) !== 0,
       channelId: invite.channel_id ?? '',
+      bypassVerification: (invite.flags & InviteFlag.IS_APPLICATION_BYPASS) !== 0,
     });
-    if (answer.error !== 0) throw answer.error === 10004 ? inviteErrors.unknownInvite() : errorOfCode(answer.error);
-    return 'alreadyMember' in answer && answer.alreadyMember ? 'already' : 'joined';
+    if (answer.error !== 0 || !('alreadyMember' in answer))
+      throw answer.error === 10004 ? inviteErrors.unknownInvite() : errorOfCode(answer.error);
+    return { already: answer.alreadyMember, pending: answer.member?.pending ?? false };
   }
 }

@@ -42,7 +42,7 @@ export class GrpcGuildDirectory implements GuildDirectory {
   async addMember(
     guildId: string,
     userId: string,
-    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string },
+    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean },
   ): Promise<AddMemberAnswer> {
     const answer = await this.guilds.addMember({ guildId, userId, ...options });
     if (answer.errorCode !== 0) return { error: answer.errorCode };

@@ -11,8 +11,15 @@ export function invitesGrpc(deps: { acceptor: InviteAcceptor; store: InviteStore
       if (!isSnowflake(userId)) throw ApiError.form({ user_id: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not snowflake.' } });
       if (!isInviteCode(code)) return { errorCode: 10006 };
       try {
-        const { invite, newMember } = await deps.acceptor.join(userId, code, {});
-        return { errorCode: 0, type: invite.type, guildId: invite.guild_id ?? '', channelId: invite.channel_id ?? '', newMember };
+        const { invite, newMember, pending } = await deps.acceptor.join(userId, code, {});
+        return {
+          errorCode: 0,
+          type: invite.type,
+          guildId: invite.guild_id ?? '',
+          channelId: invite.channel_id ?? '',
+          newMember,
+          showVerificationForm: pending,
+        };
       } catch (err) {
         if (err instanceof ApiError) return { errorCode: err.body.code };
         throw err;

@@ -46,6 +46,9 @@ export class GatewayConnection {
    * audience reach the connection when its guild is here.
    */
   guilds = new Set<string>();
+  /** A bot's session, and the intents it identified with (what op 8 gives it). */
+  bot = false;
+  intents = 0;
   /** The session was ended (revoked): nothing is recorded for it on close. */
   ended = false;
   lastBeatAt: number;

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file invites/v1/invites.proto.
  */
 export const file_invites_v1_invites: GenFile = /*@__PURE__*/
-  fileDesc("ChhpbnZpdGVzL3YxL2ludml0ZXMucHJvdG8SCmludml0ZXMudjEiNAoTQWNjZXB0SW52aXRlUmVxdWVzdBIMCgRjb2RlGAEgASgJEg8KB3VzZXJfaWQYAiABKAkicgoUQWNjZXB0SW52aXRlUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIMCgR0eXBlGAIgASgFEhAKCGd1aWxkX2lkGAMgASgJEhIKCmNoYW5uZWxfaWQYBCABKAkSEgoKbmV3X21lbWJlchgFIAEoCCIjChNMb29rdXBJbnZpdGVSZXF1ZXN0EgwKBGNvZGUYASABKAkibQoUTG9va3VwSW52aXRlUmVzcG9uc2USDQoFZm91bmQYASABKAgSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRISCgpjaGFubmVsX2lkGAQgASgJEhIKCmludml0ZXJfaWQYBSABKAkytgEKDkludml0ZXNTZXJ2aWNlElEKDEFjY2VwdEludml0ZRIfLmludml0ZXMudjEuQWNjZXB0SW52aXRlUmVxdWVzdBogLmludml0ZXMudjEuQWNjZXB0SW52aXRlUmVzcG9uc2USUQoMTG9va3VwSW52aXRlEh8uaW52aXRlcy52MS5Mb29rdXBJbnZpdGVSZXF1ZXN0GiAuaW52aXRlcy52MS5Mb29rdXBJbnZpdGVSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChhpbnZpdGVzL3YxL2ludml0ZXMucHJvdG8SCmludml0ZXMudjEiNAoTQWNjZXB0SW52aXRlUmVxdWVzdBIMCgRjb2RlGAEgASgJEg8KB3VzZXJfaWQYAiABKAkikgEKFEFjY2VwdEludml0ZVJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRISCgpjaGFubmVsX2lkGAQgASgJEhIKCm5ld19tZW1iZXIYBSABKAgSHgoWc2hvd192ZXJpZmljYXRpb25fZm9ybRgGIAEoCCIjChNMb29rdXBJbnZpdGVSZXF1ZXN0EgwKBGNvZGUYASABKAkibQoUTG9va3VwSW52aXRlUmVzcG9uc2USDQoFZm91bmQYASABKAgSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRISCgpjaGFubmVsX2lkGAQgASgJEhIKCmludml0ZXJfaWQYBSABKAkytgEKDkludml0ZXNTZXJ2aWNlElEKDEFjY2VwdEludml0ZRIfLmludml0ZXMudjEuQWNjZXB0SW52aXRlUmVxdWVzdBogLmludml0ZXMudjEuQWNjZXB0SW52aXRlUmVzcG9uc2USUQoMTG9va3VwSW52aXRlEh8uaW52aXRlcy52MS5Mb29rdXBJbnZpdGVSZXF1ZXN0GiAuaW52aXRlcy52MS5Mb29rdXBJbnZpdGVSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message invites.v1.AcceptInviteRequest
@@ -68,6 +68,13 @@ export type AcceptInviteResponse = Message<"invites.v1.AcceptInviteResponse"> & 
    * @generated from field: bool new_member = 5;
    */
   newMember: boolean;
+
+  /**
+   * Joined a guild with member verification on (pending): show them its form.
+   *
+   * @generated from field: bool show_verification_form = 6;
+   */
+  showVerificationForm: boolean;
 };
 
 /**

@@ -1,0 +1,43 @@
+import { sql } from '@kith/platform';
+import type { VerificationRepository } from '../domain/ports.js';
+import type { JoinRequestRecord, VerificationForm } from '../domain/records.js';
+import type { Db } from './guilds.store.js';
+
+/** The SQL of member verification forms and join requests. */
+export class PgVerification implements VerificationRepository {
+  constructor(private readonly db: Db) {}
+
+  async form(guildId: string): Promise<VerificationForm | undefined> {
+    const row = await this.db.selectFrom('member_verification_forms').selectAll().where('guild_id', '=', guildId).executeTakeFirst();
+    return row && { ...row, form_fields: row.form_fields as unknown[] };
+  }
+
+  async saveForm(guildId: string, changes: { description?: string | null; form_fields?: unknown[] }): Promise<VerificationForm> {
+    const fields = changes.form_fields === undefined ? undefined : JSON.stringify(changes.form_fields);
+    const row = await this.db
+      .insertInto('member_verification_forms')
+      .values({ guild_id: guildId, description: changes.description ?? null, ...(fields ? { form_fields: fields } : {}) })
+      .onConflict((oc) =>
+        oc.column('guild_id').doUpdateSet({
+          version: sql<Date>`now()`,
+          ...(changes.description !== undefined ? { description: changes.description } : {}),
+          ...(fields ? { form_fields: fields } : {}),
+        }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ...row, form_fields: row.form_fields as unknown[] };
+  }
+
+  async startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord> {
+    const row = await this.db
+      .insertInto('guild_join_requests')
+      .values({ ...request, status: 'STARTED' })
+      .onConflict((oc) =>
+        oc.columns(['guild_id', 'user_id']).doUpdateSet({ id: request.id, status: 'STARTED', created_at: sql<Date>`now()` }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return row as JoinRequestRecord;
+  }
+}

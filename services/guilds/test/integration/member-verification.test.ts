@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  api,
+  createGuild,
+  join,
+  newUser,
+  outboxEvents,
+  sendRaw,
+  startGuildsStack,
+  stopGuildsStack,
+  type GuildsStack,
+  type GuildsUser,
+} from './harness.js';
+
+let stack: GuildsStack;
+let owner: GuildsUser;
+
+beforeAll(async () => {
+  stack = await startGuildsStack();
+  owner = await newUser(stack);
+});
+afterAll(() => stopGuildsStack(stack));
+
+const TERMS = { field_type: 'TERMS', label: 'Read and agree to the rules', values: ['Be kind'], required: true };
+
+describe('member verification', () => {
+  it('when the gate is switched on, then the form answers, the guild has the feature and its members hear GUILD_UPDATE', async () => {
+    const guild = await createGuild(stack, owner);
+    expect((await api(stack, owner, 'GET', `/guilds/${guild.id}/member-verification`)).body).toMatchObject({ code: 10068 });
+    const on = await api(stack, owner, 'PATCH', `/guilds/${guild.id}/member-verification`, {
+      enabled: true,
+      form_fields: [TERMS],
+      description: 'A guild about tests',
+    });
+    expect(on.status).toBe(200);
+    expect(on.body).toEqual({
+      version: expect.any(String),
+      form_fields: [expect.objectContaining(TERMS)],
+      description: 'A guild about tests',
+    });
+    expect((await api(stack, owner, 'GET', `/guilds/${guild.id}/member-verification`)).body).toEqual(on.body);
+    expect((await api(stack, owner, 'GET', `/guilds/${guild.id}`)).body.features).toContain('MEMBER_VERIFICATION_GATE_ENABLED');
+    const [update] = await outboxEvents(stack, 'GUILD_UPDATE', (e) => e.data.id === guild.id);
+    expect(update!.data.features).toContain('MEMBER_VERIFICATION_GATE_ENABLED');
+
+    const off = await api(stack, owner, 'PATCH', `/guilds/${guild.id}/member-verification`, { enabled: false });
+    expect(off.body.form_fields).toHaveLength(1);
+    expect((await api(stack, owner, 'GET', `/guilds/${guild.id}`)).body.features).not.toContain('MEMBER_VERIFICATION_GATE_ENABLED');
+  });
+
+  it('when someone without MANAGE_GUILD, a stranger or a bad body asks, then 50013, 50001 and 50035; bad JSON 50109', async () => {
+    const guild = await createGuild(stack, owner);
+    const member = await newUser(stack);
+    await join(stack, guild.id, member);
+    const stranger = await newUser(stack);
+    const path = `/guilds/${guild.id}/member-verification`;
+    expect((await api(stack, member, 'PATCH', path, { enabled: true })).body).toMatchObject({ code: 50013 });
+    expect((await api(stack, stranger, 'PATCH', path, { enabled: true })).body).toMatchObject({ code: 50001 });
+    expect((await api(stack, stranger, 'GET', path)).body).toMatchObject({ code: 50001 });
+    const bad = await api(stack, owner, 'PATCH', path, { enabled: 'yes', form_fields: [{ ...TERMS, field_type: 'ESSAY' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 50035, errors: { enabled: expect.anything(), form_fields: expect.anything() } });
+    const tooMany = await api(stack, owner, 'PATCH', path, { form_fields: Array.from({ length: 6 }, () => TERMS) });
+    expect(tooMany.body).toMatchObject({ code: 50035, errors: { form_fields: expect.anything() } });
+    expect((await sendRaw(stack, owner, 'PATCH', path, '{"enabled": tru')).body).toMatchObject({ code: 50109 });
+    expect((await api(stack, owner, 'GET', `/guilds/${guild.id}`)).body.features).not.toContain('MEMBER_VERIFICATION_GATE_ENABLED');
+  });
+
+  it('when a user joins a gated guild, then they are pending and their join request starts (GUILD_JOIN_REQUEST_CREATE to them alone)', async () => {
+    const guild = await createGuild(stack, owner);
+    await api(stack, owner, 'PATCH', `/guilds/${guild.id}/member-verification`, { enabled: true, form_fields: [TERMS] });
+    const user = await newUser(stack);
+    const added = await stack.grpc.addMember({ guildId: guild.id, userId: user.userId });
+    expect(added).toMatchObject({ errorCode: 0, alreadyMember: false, member: { pending: true } });
+    expect(added.guild!.members[0]).toMatchObject({ pending: true });
+    const [request] = await outboxEvents(stack, 'GUILD_JOIN_REQUEST_CREATE', (e) => e.data.guild_id === guild.id);
+    expect(request!.audience).toEqual({ users: [user.userId] });
+    expect(request!.data).toEqual({
+      guild_id: guild.id,
+      status: 'STARTED',
+      request: expect.objectContaining({ guild_id: guild.id, user_id: user.userId, application_status: 'STARTED', rejection_reason: null }),
+    });
+    expect(request!.data.request.id).toBe(request!.data.request.join_request_id);
+    const [add] = await outboxEvents(stack, 'GUILD_MEMBER_ADD', (e) => e.data.guild_id === guild.id);
+    expect(add!.data.pending).toBe(true);
+    const listed = await api(stack, owner, 'GET', `/guilds/${guild.id}/members/${user.userId}`);
+    expect(listed.body.pending).toBe(true);
+    // Asking again answers the membership as it is: still pending, no second request.
+    expect(await stack.grpc.addMember({ guildId: guild.id, userId: user.userId })).toMatchObject({
+      alreadyMember: true,
+      member: { pending: true },
+    });
+    expect(await outboxEvents(stack, 'GUILD_JOIN_REQUEST_CREATE', (e) => e.data.guild_id === guild.id)).toHaveLength(1);
+  });
+
+  it('when a join bypasses verification, or the gate is off, then the member is not pending and no join request starts', async () => {
+    const gated = await createGuild(stack, owner);
+    await api(stack, owner, 'PATCH', `/guilds/${gated.id}/member-verification`, { enabled: true });
+    const open = await createGuild(stack, owner);
+    const user = await newUser(stack);
+    const bypass = await stack.grpc.addMember({ guildId: gated.id, userId: user.userId, bypassVerification: true });
+    expect(bypass).toMatchObject({ errorCode: 0, member: { pending: false } });
+    expect((await stack.grpc.addMember({ guildId: open.id, userId: user.userId })).member!.pending).toBe(false);
+    const requests = await outboxEvents(
+      stack,
+      'GUILD_JOIN_REQUEST_CREATE',
+      (e) => e.data.guild_id === gated.id || e.data.guild_id === open.id,
+    );
+    expect(requests).toEqual([]);
+  });
+});
