@@ -229,7 +229,15 @@ describe('authorizing a bot with permissions', () => {
     const owner = await newUser(stack);
     const guildId = await newGuild(stack, owner);
     const app = await newApplication(stack, owner, 'Racing Bot');
-    const answers = await Promise.all(Array.from({ length: 6 }, () => authorizeWith(owner, app.id, guildId, SEND_MESSAGES)));
+    // A loaded machine may shed one with 503 and Retry-After: asked again, as a real client does.
+    const served = async () => {
+      for (let attempt = 1; ; attempt++) {
+        const answer = await authorizeWith(owner, app.id, guildId, SEND_MESSAGES);
+        if (answer.status !== 503 || attempt === 5) return answer;
+        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after'] ?? 1) * 1000));
+      }
+    };
+    const answers = await Promise.all(Array.from({ length: 6 }, served));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const roles = (await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id);
     expect(roles).toHaveLength(1);
