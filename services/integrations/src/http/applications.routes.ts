@@ -1,16 +1,19 @@
 import type { Express } from 'express';
-import { identityOf, parse, userIdOf } from '@kith/platform';
+import { ApiError, identityOf, parse, userIdOf } from '@kith/platform';
+import { ICON_FILE } from '../domain/applications/app-icon.js';
 import type { ApplicationsService } from '../domain/applications/applications.service.js';
 import type { AuthorizePreview } from '../domain/applications/authorize-preview.service.js';
 import type { AuthorizeService } from '../domain/applications/authorize.service.js';
 import {
   applicationGuildParams,
+  appIconParams,
   applicationParams,
   authorizeBody,
   authorizeQuery,
   commandBody,
   commandParams,
   createApplicationBody,
+  roleConnectionRecords,
   updateApplicationBody,
 } from './integrations.schemas.js';
 
@@ -52,6 +55,27 @@ export function applicationRoutes(
       '';
     const caller = { userId, sessionId: identityOf(res).sessionId, elevationToken };
     res.json(await applications.resetBotToken(caller, application_id));
+  });
+
+  app.get('/applications/:application_id/role-connections/metadata', async (req, res) => {
+    const userId = userIdOf(res);
+    res.json(await applications.roleConnectionMetadata(userId, parse(applicationParams, req.params).application_id));
+  });
+
+  app.put('/applications/:application_id/role-connections/metadata', async (req, res) => {
+    const userId = userIdOf(res);
+    const { application_id } = parse(applicationParams, req.params);
+    res.json(await applications.setRoleConnectionMetadata(userId, application_id, parse(roleConnectionRecords, req.body)));
+  });
+
+  // The platform's CDN path for application icons; anyone may fetch one.
+  app.get('/app-icons/:application_id/:file', async (req, res) => {
+    const { application_id, file } = parse(appIconParams, req.params);
+    const match = ICON_FILE.exec(file);
+    if (!match) throw ApiError.of('UNKNOWN_APPLICATION');
+    const icon = await applications.icon(application_id, file.slice(0, file.lastIndexOf('.')));
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type(icon.contentType).send(icon.data);
   });
 
   app.get('/applications/:application_id/commands', async (req, res) => {

@@ -186,6 +186,9 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
       withCommands: () => Promise.resolve(new Set()),
       roleConnectionMetadata: () => Promise.resolve(new Map()),
       authorizedScopes: () => Promise.resolve([]),
+      setRoleConnectionMetadata: () => Promise.resolve(),
+      saveIcon: () => Promise.resolve(),
+      icon: () => Promise.resolve(undefined),
       recordAuthorization: (_id, userId, appId) => {
         calls.push(`authorization ${userId} ${appId}`);
         return Promise.resolve();

@@ -75,7 +75,7 @@ export type NewApplication = Omit<
   ApplicationRecord,
   'bot_public' | 'bot_require_code_grant' | 'redirect_uris' | 'role_connections_verification_url'
 >;
-export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags' | 'redirect_uris'>>;
+export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags' | 'redirect_uris' | 'icon'>>;
 export type NewCommand = CommandRecord;
 
 export interface ApplicationsStorePort {
@@ -91,6 +91,11 @@ export interface ApplicationsStorePort {
   /** Which of these applications have commands usable in the guild (global or the guild's own). */
   withCommands(applicationIds: string[], guildId: string): Promise<Set<string>>;
   roleConnectionMetadata(applicationIds: string[]): Promise<Map<string, unknown[]>>;
+  /** Replaces the application's role connection metadata records. */
+  setRoleConnectionMetadata(applicationId: string, records: unknown[]): Promise<void>;
+  /** Keeps an icon's bytes under its hash (storing the same one again is a no-op). */
+  saveIcon(applicationId: string, icon: { hash: string; contentType: string; data: Buffer }): Promise<void>;
+  icon(applicationId: string, hash: string): Promise<{ contentType: string; data: Buffer } | undefined>;
   /** The scopes the user has granted the application (none: never authorized). */
   authorizedScopes(userId: string, applicationId: string): Promise<string[]>;
   /** Records (or widens) the user's authorization of the application. */
