@@ -82,6 +82,7 @@ export function integrationsModule(
       new GrpcSocial(socialClient),
       ids,
       config.OAUTH2_AUTHORIZED_URL,
+      webhooks,
     ),
     preview: new AuthorizePreview(applicationsStore, guilds, users),
     closers: [async () => auth.close(), async () => guildsClient.close(), async () => socialClient.close()],

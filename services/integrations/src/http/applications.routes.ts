@@ -137,6 +137,7 @@ export function applicationRoutes(
         guildId: body.guild_id,
         channelId: body.channel_id,
         permissions: body.permissions === undefined ? undefined : BigInt(body.permissions),
+        webhookChannelId: body.webhook_channel_id,
       }),
     );
   });
