@@ -110,7 +110,8 @@ export class MembershipService {
       if (await tx.members.ban(guildId, userId)) return { error: 40007 as const };
       if ((await tx.members.countGuildsOf(userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
       const roles = await tx.roles.list(guildId);
-      const known = new Set(roles.filter((r) => !r.managed && r.id !== guildId).map((r) => r.id));
+      // A managed role is given by hand only to the bot it was made for (its authorization's role).
+      const known = new Set(roles.filter((r) => (!r.managed || r.bot_id === userId) && r.id !== guildId).map((r) => r.id));
       const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
       const flags = options.guest ? MEMBER_FLAG_IS_GUEST : 0;
       const pending = guild.features.includes(MEMBER_VERIFICATION_GATE) && !options.bypassVerification;
