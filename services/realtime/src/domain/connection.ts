@@ -46,6 +46,8 @@ export class GatewayConnection {
    * audience reach the connection when its guild is here.
    */
   guilds = new Set<string>();
+  /** Guilds this connection's session is a guest of (guest invites): the access ends when the connection does. */
+  guestGuilds = new Set<string>();
   /** The session was ended (revoked): nothing is recorded for it on close. */
   ended = false;
   lastBeatAt: number;
