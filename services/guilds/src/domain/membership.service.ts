@@ -8,6 +8,7 @@ import {
   type GuildData,
 } from '@kith/platform';
 import { visibleGuildChannels } from './channel.service.js';
+import { MEMBER_FLAG_IS_GUEST, type GuestService } from './guest.service.js';
 import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
 import type { GuildsStore, GuildsTx, GuildsUnit, IdSource, UserDirectory } from './ports.js';
@@ -18,8 +19,6 @@ import { userOf } from './user.directory.js';
 export const MAX_GUILDS_PER_USER = 100;
 /** A guild with more members than this is `large` in GUILD_CREATE. */
 const LARGE_THRESHOLD = 250;
-/** The platform's member flag for guests (joined through a guest invite). */
-const MEMBER_FLAG_IS_GUEST = 1 << 4;
 /** The guild feature that puts new members behind member verification (`pending` until they pass). */
 export const MEMBER_VERIFICATION_GATE = 'MEMBER_VERIFICATION_GATE_ENABLED';
 
@@ -71,8 +70,10 @@ export async function guildCreateFor(
 export interface JoinOptions {
   roleIds?: readonly string[];
   temporary?: boolean;
-  /** Guests (guest invites) are flagged members. */
+  /** Guests (guest invites) are not members: `sessionId` alone gets access to `channelId`. */
   guest?: boolean;
+  sessionId?: string;
+  channelId?: string;
   /** Skips member verification (invites with IS_APPLICATION_BYPASS): never `pending`, no join request. */
   bypassVerification?: boolean;
 }
@@ -87,6 +88,7 @@ export class MembershipService {
     private readonly store: GuildsStore,
     private readonly users: UserDirectory,
     private readonly ids: IdSource,
+    readonly guests: GuestService,
   ) {}
 
   /**
@@ -107,11 +109,16 @@ export class MembershipService {
       const existing = await tx.members.get(guildId, userId);
       if (existing)
         return { error: 0 as const, alreadyMember: true, member: existing, guild: await guildCreateFor(tx, guild, existing, user) };
+      if (options.guest && options.sessionId) {
+        const admitted = await this.guests.admit(tx, guild, { id: userId, user }, options.sessionId, options.channelId ?? '');
+        return admitted.error === 0 ? { ...admitted, alreadyMember: false } : admitted;
+      }
       if (await tx.members.ban(guildId, userId)) return { error: 40007 as const };
       if ((await tx.members.countGuildsOf(userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
       const roles = await tx.roles.list(guildId);
       const known = new Set(roles.filter((r) => !r.managed && r.id !== guildId).map((r) => r.id));
       const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
+      // A guest join without a session (nothing to bind the access to) stays the flagged member it always was.
       const flags = options.guest ? MEMBER_FLAG_IS_GUEST : 0;
       const pending = guild.features.includes(MEMBER_VERIFICATION_GATE) && !options.bypassVerification;
       await tx.members.insert({ guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags, pending }, roleIds);
@@ -163,6 +170,8 @@ export class MembershipService {
       await tx.members.lockUser(userId);
       const guildIds = await tx.members.temporaryGuildsOf(userId);
       for (const guildId of guildIds) await this.remove(tx, guildId, userId, user);
+      // A guest's access never outlives the user's last connection either.
+      await this.guests.endIn(tx, { userId });
       return guildIds;
     });
   }

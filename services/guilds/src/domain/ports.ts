@@ -6,6 +6,7 @@ import type {
   ChannelRecord,
   GuildColumns,
   GuildRecord,
+  GuestRecord,
   GuildSnapshot,
   IdPage,
   JoinRequestRecord,
@@ -95,6 +96,14 @@ export interface VerificationRepository {
   saveForm(guildId: string, changes: { description?: string | null; form_fields?: unknown[] }): Promise<VerificationForm>;
   /** Starts the user's request (STARTED), replacing one left from an earlier membership. */
   startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord>;
+}
+
+/** Guests' accesses (guest invites). */
+export interface GuestRepository {
+  /** False when the session already had access to the guild. */
+  add(guest: GuestRecord): Promise<boolean>;
+  /** Ends and answers the accesses that match every given key. */
+  end(where: { guildId?: string; userId?: string; sessionId?: string }): Promise<GuestRecord[]>;
 }
 
 export interface ChannelRepository {
@@ -193,6 +202,7 @@ export interface GuildsUnit {
   channels: ChannelRepository;
   dms: DmRepository;
   verification: VerificationRepository;
+  guests: GuestRepository;
   access: AccessReader;
 }
 

@@ -154,6 +154,14 @@ export interface GuildJoinRequestsTable {
   created_at: Generated<Date>;
 }
 
+export interface GuildGuestsTable {
+  guild_id: Id;
+  user_id: Id;
+  session_id: string;
+  channel_id: Id;
+  created_at: Generated<Date>;
+}
+
 export interface GuildsDatabase {
   guilds: GuildsTable;
   roles: RolesTable;
@@ -167,4 +175,5 @@ export interface GuildsDatabase {
   bans: BansTable;
   member_verification_forms: MemberVerificationFormsTable;
   guild_join_requests: GuildJoinRequestsTable;
+  guild_guests: GuildGuestsTable;
 }
