@@ -18,11 +18,15 @@ export interface Accepted {
   pending: boolean;
 }
 
-/** What using an invite did: a join (or found them in already), and whether the member is pending. */
+/** What using an invite did: a join (or found them in already), whether the member is pending, whether a guest's access (no membership). */
 interface Outcome {
   already: boolean;
   pending: boolean;
+  guest?: boolean;
 }
+
+/** The platform's member flag for guests: guilds answers a guest's access with it. */
+const MEMBER_FLAG_IS_GUEST = 1 << 4;
 
 /**
  * Accept Invite. A use is reserved before the join and given back when the join does not happen
@@ -55,7 +59,7 @@ export class InviteAcceptor {
     if (!invite) throw inviteErrors.unknownInvite();
     let outcome: Outcome;
     try {
-      outcome = await this.perform(invite, userId);
+      outcome = await this.perform(invite, userId, input.sessionId);
     } catch (err) {
       // A refusal gives the use back. An answer that never came (a timeout) may hide a join that
       // happened: the use stays counted, so max_uses is never exceeded.
@@ -70,11 +74,12 @@ export class InviteAcceptor {
         ? await this.guilds.channelUsersWith(invite.channel_id, Permission.MANAGE_CHANNELS)
         : [];
     await this.store.confirmUse(code, (i) => (i.type === InviteType.GUILD ? [inviteDeleteEvent(i, audience)] : []));
-    return { invite: { ...invite, uses: invite.uses + 1 }, newMember: true, pending: outcome.pending };
+    // A guest is not a member: the use counts, but nobody joined.
+    return { invite: { ...invite, uses: invite.uses + 1 }, newMember: !outcome.guest, pending: outcome.pending };
   }
 
   /** Whether the invite was used (a new member, recipient or friendship) or found them in already; throws a refusal. */
-  private async perform(invite: InviteRecord, userId: string): Promise<Outcome> {
+  private async perform(invite: InviteRecord, userId: string, sessionId: string | undefined): Promise<Outcome> {
     if (invite.type === InviteType.GROUP_DM) {
       const answer = await this.guilds.addRecipient(invite.channel_id!, userId);
       if (answer.error !== 0) throw answer.error === 10003 ? inviteErrors.unknownInvite() : errorOfCode(answer.error);
@@ -83,15 +88,18 @@ export class InviteAcceptor {
     if (invite.type === InviteType.FRIEND) {
       return { already: !(await this.social.befriend(userId, invite.inviter_id)), pending: false };
     }
+    const guest = (invite.flags & InviteFlag.IS_GUEST_INVITE) !== 0;
     const answer = await this.guilds.addMember(invite.guild_id!, userId, {
       roleIds: invite.role_ids,
       temporary: invite.temporary,
-      guest: (invite.flags & InviteFlag.IS_GUEST_INVITE) !== 0,
+      guest,
       channelId: invite.channel_id ?? '',
       bypassVerification: (invite.flags & InviteFlag.IS_APPLICATION_BYPASS) !== 0,
+      sessionId: guest ? (sessionId ?? '') : '',
     });
     if (answer.error !== 0 || !('alreadyMember' in answer))
       throw answer.error === 10004 ? inviteErrors.unknownInvite() : errorOfCode(answer.error);
-    return { already: answer.alreadyMember, pending: answer.member?.pending ?? false };
+    const asGuest = !answer.alreadyMember && ((answer.member?.flags ?? 0) & MEMBER_FLAG_IS_GUEST) !== 0;
+    return { already: answer.alreadyMember, pending: answer.member?.pending ?? false, guest: asGuest };
   }
 }

@@ -23,7 +23,7 @@ export interface GuildDirectory {
   addMember(
     guildId: string,
     userId: string,
-    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean },
+    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean; sessionId: string },
   ): Promise<AddMemberAnswer>;
   addRecipient(channelId: string, userId: string): Promise<AddRecipientAnswer>;
 }
