@@ -9,13 +9,17 @@
 //   3. warms both gateways up, then measures authenticated GET /users/@me through each, alternating
 //      (on, off, on, off) so drift on a shared machine touches both alike; a 429 or any non-2xx
 //      marks a run broken;
-//   4. reports req/s, the ratio on/off (the bar: ≥ 0.90), and the CPU each process spent per
-//      request, into the table below in bench/README.md and bench/results/rate-limits.json.
+//   4. reports req/s, the ratio on/off (the bar: ≥ 0.90), the CPU each process spent per request
+//      and the Redis commands and reads per request, into bench/README.md's rate-limit section and
+//      bench/results/rate-limits.json.
+// The system runs on a redis-server of this run's own (port 6400 + BENCH_PORT_OFFSET), so that
+// Redis's CPU and command counts are this run's alone. BENCH_CPU_PROF=<dir> makes both gateways
+// and every service write a CPU profile there (bench/cpu-top.mjs reads them).
 // Knobs: BENCH_DURATION (s per run, default 10), BENCH_WARMUP (s, default 2), BENCH_SYSTEM_WARMUP
 // (s per gateway before any run, default 8), BENCH_CONNECTIONS (default 10), BENCH_USERS (default
 // 400), BENCH_PORT_OFFSET (default 3000), BENCH_DB_PREFIX (default kith_bench_rl), BENCH_NO_README=1.
 // Bounded: BENCH_TIMEOUT (s, default 600) stops everything and exits 124.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,13 +27,16 @@ import { cannon, fmt, measure } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
+  CPU_PROF_DIR,
   LOG_LEVEL,
   collect,
+  cpuProfPreload,
   log,
   machineInfo,
   makeKeys,
   onCleanup,
   positive,
+  preloadOptions,
   requireBuilt,
   root,
   runMain,
@@ -50,6 +57,46 @@ const TIMEOUT_S = positive('BENCH_TIMEOUT', 600);
 const DB_PREFIX = dbPrefix('kith_bench_rl');
 const ROUNDS = 2;
 const BAR = 0.9;
+/** The run's own redis-server listens on this plus BENCH_PORT_OFFSET. */
+const REDIS_PORT_BASE = 6400;
+
+/**
+ * A redis-server of this run's own (no persistence), so that its CPU and the commands it executes
+ * are this system's alone: the machine's shared Redis also serves other stacks.
+ */
+async function startRedis(port) {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = collect(child, 'redis |');
+  onCleanup(async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  });
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited:\n${output.tail()}`);
+    try {
+      if (redisCli(port, 'ping').trim() === 'PONG') return { child, url: `redis://127.0.0.1:${port}` };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`redis-server was not ready in 10 s:\n${output.tail()}`);
+}
+
+const redisCli = (port, ...args) => execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+
+/**
+ * What the run's Redis has done so far (INFO stats): commands executed (those a script runs
+ * included) and reads from its clients, i.e. the batches of commands that reached it.
+ */
+function redisCounts(port) {
+  const stats = redisCli(port, 'info', 'stats');
+  const count = (name) => Number(new RegExp(`${name}:(\\d+)`).exec(stats)?.[1] ?? NaN);
+  return { commands: count('total_commands_processed'), reads: count('total_reads_processed') };
+}
 
 /** A second gateway process, as the start script runs one, with the given environment on top. */
 async function startGatewayProcess(system, keys, env) {
@@ -135,17 +182,20 @@ function render(report) {
   lines.push(`- ${report.check.pass ? '✅' : '❌'} ${report.check.label}: ${report.check.detail}`);
   lines.push('');
   lines.push(
-    'CPU time per request (µs, from `/proc/<pid>/stat`), averaged over the runs of each kind; "gateway" is the process that served the run.',
+    'CPU time per request (µs, from `/proc/<pid>/stat`), averaged over the runs of each kind; "gateway" is the process that served the run. ' +
+      "redis-server is the run's own (no other stack uses it); its commands per request count those a script runs, and its reads per request are the batches of commands that reached it (a pipeline is one).",
   );
   lines.push('');
   const cols = ['load generator (bench)', 'gateway', 'auth', 'redis-server', 'postgres', 'nats-server'];
-  lines.push(`| rate limits | ${cols.join(' | ')} | machine busy (cores) |`);
-  lines.push(`|---|${cols.map(() => '---:').join('|')}|---:|`);
+  lines.push(`| rate limits | req/s | ${cols.join(' | ')} | Redis commands / request | Redis reads / request | machine busy (cores) |`);
+  lines.push(`|---|---:|${cols.map(() => '---:').join('|')}|---:|---:|---:|`);
   for (const [label, s] of [
     ['on', on],
     ['off', off],
   ])
-    lines.push(`| ${label} | ${cols.map((c) => fmt(s.cpu[c], 0)).join(' | ')} | ${fmt(s.busy)} |`);
+    lines.push(
+      `| ${label} | ${fmt(s.rps, 0)} | ${cols.map((c) => fmt(s.cpu[c], 0)).join(' | ')} | ${fmt(s.redisCommands, 2)} | ${fmt(s.redisReads, 2)} | ${fmt(s.busy)} |`,
+    );
   return lines.join('\n');
 }
 
@@ -160,6 +210,8 @@ function summarise(runs, limits) {
   return {
     rps: avg((r) => r.rps),
     busy: avg((r) => r.cpu.machineBusyCores),
+    redisCommands: avg((r) => r.cpu.redisCommandsPerRequest),
+    redisReads: avg((r) => r.cpu.redisReadsPerRequest),
     cpu: Object.fromEntries(labels.map((l) => [l, avg((r) => cpuOf(r, l))])),
   };
 }
@@ -168,10 +220,19 @@ async function main() {
   requireBuilt(['packages/platform/dist/index.js', 'gateway/dist/main.js', 'services/auth/dist/main.js']);
   const loadavgAtStart = os.loadavg();
   const keys = makeKeys();
-  log(`starting the system with the production rate limits (port offset ${OFFSET}, DB_PREFIX=${DB_PREFIX})…`);
-  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env: { RATE_LIMITS_SCALE: '1' } });
+  const redisPort = REDIS_PORT_BASE + OFFSET;
+  const redis = await startRedis(redisPort);
+  const env = { RATE_LIMITS_SCALE: '1', REDIS_URL: redis.url };
+  if (CPU_PROF_DIR) {
+    const profile = cpuProfPreload(CPU_PROF_DIR);
+    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
+  }
+  log(
+    `starting the system with the production rate limits (port offset ${OFFSET}, DB_PREFIX=${DB_PREFIX}, its own Redis on ${redisPort})…`,
+  );
+  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env });
   const gatewayPort = Number(system.list.find((p) => p.name === 'gateway').env.PORT);
-  const off = await startGatewayProcess(system, keys, { PORT: String(gatewayPort + 10), RATE_LIMITING: 'off' });
+  const off = await startGatewayProcess(system, keys, { ...env, PORT: String(gatewayPort + 10), RATE_LIMITING: 'off' });
   log(`gateway with limits: ${system.baseUrl}; without: ${off.base}`);
 
   log(`registering ${USERS} users…`);
@@ -185,7 +246,20 @@ async function main() {
     setupRequest,
     limits,
   });
-  const meter = cpuMeter(() => systemCpuGroups(system, { 'gateway-off': [off.child.pid] }));
+  // The machine's shared redis-server is not this run's: only the run's own counts.
+  const groups = () => ({ ...systemCpuGroups(system, { 'gateway-off': [off.child.pid] }), 'redis-server': [redis.child.pid] });
+  const cpu = cpuMeter(groups);
+  // Redis commands per request beside the CPU: INFO is read (synchronously, by redis-cli) just
+  // before and just after the measured load, so its own command is the only one added.
+  const meter = {
+    snapshot: () => ({ ...cpu.snapshot(), redis: redisCounts(redisPort) }),
+    delta: (before, after, requests) => ({
+      ...cpu.delta(before, after, requests),
+      // Less the INFO command (and its read) that took the first snapshot.
+      redisCommandsPerRequest: (after.redis.commands - before.redis.commands - 1) / requests,
+      redisReadsPerRequest: (after.redis.reads - before.redis.reads - 1) / requests,
+    }),
+  };
 
   for (const limits of [true, false]) {
     const s = scenario(limits);
@@ -208,7 +282,7 @@ async function main() {
     ratio,
     detail: broken.length
       ? `not measured: ${broken.length} run(s) broke`
-      : `${ratio.toFixed(3)}× (${summary.on.rps.toFixed(0)} vs ${summary.off.rps.toFixed(0)} req/s); gateway CPU ${fmt(summary.on.cpu.gateway, 0)} vs ${fmt(summary.off.cpu.gateway, 0)} µs/request, redis-server ${fmt(summary.on.cpu['redis-server'], 0)} vs ${fmt(summary.off.cpu['redis-server'], 0)}`,
+      : `${ratio.toFixed(3)}× (${summary.on.rps.toFixed(0)} vs ${summary.off.rps.toFixed(0)} req/s); gateway CPU ${fmt(summary.on.cpu.gateway, 0)} vs ${fmt(summary.off.cpu.gateway, 0)} µs/request, redis-server ${fmt(summary.on.cpu['redis-server'], 0)} vs ${fmt(summary.off.cpu['redis-server'], 0)}; Redis commands ${fmt(summary.on.redisCommands, 2)} vs ${fmt(summary.off.redisCommands, 2)} per request`,
   };
   const report = {
     date: new Date().toISOString(),

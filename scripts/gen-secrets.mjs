@@ -6,7 +6,9 @@
 //   - auth's MFA elevation key (HMAC of the 5-minute elevation tokens: any replica checks the
 //     tokens any other signed);
 //   - the webhooks service's key for the tokens it keeps sealed (AES-256-GCM, 32 bytes), and the
-//     secret key of its S3-compatible object store (access key `kith`).
+//     secret key of its S3-compatible object store (access key `kith`);
+//   - billing's payment gateway key (STRIPE_SECRET_KEY): a test-mode key the development gateway
+//     stand-in checks, so billing's key lives in a Secret like a production one does.
 //
 //   node scripts/gen-secrets.mjs > .env                             # docker compose reads .env
 //   node scripts/gen-secrets.mjs --dir deploy/k8s/overlays/dev/secrets   # files for kustomize
@@ -22,6 +24,7 @@ const secrets = {
   'mfa-elevation-key': randomBytes(48).toString('base64url'),
   'webhook-token-key': randomBytes(32).toString('base64'),
   'object-store-secret-key': randomBytes(24).toString('base64url'),
+  'stripe-secret-key': `sk_test_${randomBytes(24).toString('base64url')}`,
 };
 const envNames = {
   'internal-token-public.pem': 'KITH_INTERNAL_TOKEN_PUBLIC_KEY',
@@ -30,6 +33,7 @@ const envNames = {
   'mfa-elevation-key': 'KITH_MFA_ELEVATION_KEY',
   'webhook-token-key': 'KITH_WEBHOOK_TOKEN_KEY',
   'object-store-secret-key': 'KITH_OBJECT_STORE_SECRET_KEY',
+  'stripe-secret-key': 'KITH_STRIPE_SECRET_KEY',
 };
 
 const dirAt = process.argv.indexOf('--dir');

@@ -116,12 +116,15 @@ export const gatewayConfigSchema = z.object({
   BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** A body read in full at the edge must be complete within this. */
   BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  /** Request bodies above this are refused with 413 before they are forwarded. */
+  /**
+   * Request bodies above this are refused with 413 before they are forwarded: the platform's
+   * largest (a webhook's request, 200 MiB); each service holds its own routes to less.
+   */
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(100 * 1024 * 1024),
+    .default(200 * 1024 * 1024),
 });
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

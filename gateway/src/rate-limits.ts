@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger, Redis } from '@kith/platform';
+import { LeasedLimiter, type Count } from './rate-limit.leases.js';
 import { LimitRoutes, type RuleMatch } from './rate-limit.routes.js';
 import { GLOBAL_LIMIT, INVALID_LIMIT, LIMIT_RULES, type LimitRule, type LimitScope } from './rate-limit.table.js';
 
@@ -31,8 +32,17 @@ interface Bucket {
   /** The X-RateLimit-Bucket clients see: a hash of the name, without the major parameter. */
   hash: string;
   limit: number;
-  limiter: RateLimiterAbstract;
+  /** `limit` as a header value, made once. */
+  limitText: string;
+  counter: LeasedLimiter;
 }
+
+/**
+ * The most points a replica takes from Redis in one go for a key, as a share of the bucket's limit:
+ * a tenth (5 of the global 50 a second; 1, i.e. every request counted alone, for limits under 20).
+ * See LeasedLimiter for what that bounds.
+ */
+export const maxLeaseOf = (limit: number): number => Math.max(1, Math.floor(limit / 10));
 
 const MESSAGE = 'You are being rate limited.';
 const SCOPE: Record<LimitScope, string> = { caller: 'user', source: 'user', webhook: 'shared' };
@@ -43,6 +53,11 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
  * The edge's rate limits (rate-limit.table.ts), counted in Redis so every gateway replica shares
  * them, with rate-limiter-flexible's fixed windows. Should Redis fail, each replica counts alone
  * in memory until it is back (the library's insurance limiter): limits loosen, requests still flow.
+ *
+ * A replica takes a key's points from Redis several at a time when the key is busy (LeasedLimiter:
+ * at most a tenth of the limit per take), so most requests of a busy token cost no round trip to
+ * Redis; no key is ever admitted past its limit, and with R replicas one may be refused up to
+ * R × (take − 1) requests early in a window.
  *
  * Invalid requests (401, 403, 429) are counted per address after the answer; past the limit the
  * address is blocked. A block is kept in each replica's memory: a replica learns of it from Redis
@@ -91,27 +106,28 @@ export class EdgeRateLimits {
 
   /**
    * Counts the request against the global limit of its token (or address) and every rule of its
-   * route, at once: one Redis round trip. Refused when any of them is spent.
+   * route, at once: at most one Redis round trip (none while this replica holds points for them).
+   * Refused when any of them is spent.
    */
   async check(method: string, path: string, caller: Caller): Promise<Verdict> {
     const matches = this.routes.match(method, path);
     const globalKey = caller.sessionId ? `t:${caller.sessionId}` : `a:${caller.source}`;
-    const pending = [this.consume(this.global, globalKey)];
-    for (const match of matches) pending.push(this.consume(this.buckets.get(match.rule.bucket)!, keyOf(match, caller)));
-    const results = await Promise.all(pending);
+    const pending = [this.global.counter.count(globalKey)];
+    for (const match of matches) pending.push(this.buckets.get(match.rule.bucket)!.counter.count(keyOf(match, caller)));
+    const results = pending.length === 1 ? [await pending[0]!] : await Promise.all(pending);
     const globalResult = results[0]!;
     // The route's own numbers, or the global ones for a route with no limit of its own.
     const shown = matches.length > 0 ? 1 : 0;
     const primary = { bucket: shown ? this.buckets.get(matches[0]!.rule.bucket)! : this.global, result: results[shown]! };
-    const headers = rateHeaders(primary.bucket, primary.result.res);
-    if (!globalResult.allowed && shown === 0) return this.refusal(headers, this.global, globalResult.res, 'global');
+    const headers = rateHeaders(primary.bucket, primary.result);
+    if (!globalResult.allowed && shown === 0) return this.refusal(headers, this.global, globalResult, 'global');
     for (let i = 1; i < results.length; i++) {
-      const { allowed, res } = results[i]!;
-      if (allowed) continue;
+      const count = results[i]!;
+      if (count.allowed) continue;
       const bucket = this.buckets.get(matches[i - 1]!.rule.bucket)!;
-      return this.refusal(rateHeaders(bucket, res), bucket, res, SCOPE[matches[i - 1]!.rule.per]);
+      return this.refusal(rateHeaders(bucket, count), bucket, count, SCOPE[matches[i - 1]!.rule.per]);
     }
-    if (!globalResult.allowed) return this.refusal(headers, this.global, globalResult.res, 'global');
+    if (!globalResult.allowed) return this.refusal(headers, this.global, globalResult, 'global');
     return { headers };
   }
 
@@ -124,23 +140,12 @@ export class EdgeRateLimits {
     });
   }
 
-  private refusal(headers: Record<string, string>, bucket: Bucket, res: RateLimiterRes, scope: string): Verdict {
-    const retryMs = Math.max(res.msBeforeNext, 1);
+  private refusal(headers: Record<string, string>, bucket: Bucket, count: Count, scope: string): Verdict {
+    const retryMs = Math.max(count.msBeforeNext, 1);
     const global = bucket === this.global;
     const extra: Record<string, string> = { 'retry-after': String(Math.ceil(retryMs / 1000)), 'x-ratelimit-scope': scope };
     if (global) extra['x-ratelimit-global'] = 'true';
     return { headers, refused: { body: { message: MESSAGE, retry_after: Number(seconds(retryMs)), global }, headers: extra } };
-  }
-
-  private async consume(bucket: Bucket, key: string): Promise<{ allowed: boolean; res: RateLimiterRes }> {
-    try {
-      return { allowed: true, res: await bucket.limiter.consume(key) };
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
-      // Redis and the insurance both failed: let the request through rather than fail it.
-      this.logger.warn({ err: rejection, bucket: bucket.name }, 'rate limit not counted');
-      return { allowed: true, res: new RateLimiterRes(bucket.limit, 0, 0) };
-    }
   }
 
   private effective(spec: { bucket: string; limit: number; windowS: number }): { limit: number; windowS: number } {
@@ -162,7 +167,10 @@ export class EdgeRateLimits {
       rejectIfRedisNotReady: true,
       insuranceLimiter: new RateLimiterMemory({ keyPrefix, points: limit, duration: windowS }),
     });
-    return { name: spec.bucket, hash: bucketHash(spec.bucket), limit, limiter };
+    // Redis and the insurance both failed: the requests go through rather than fail.
+    const unavailable = (err: unknown): void => this.logger.warn({ err, bucket: spec.bucket }, 'rate limit not counted');
+    const counter = new LeasedLimiter(limiter, limit, windowS, maxLeaseOf(limit), unavailable);
+    return { name: spec.bucket, hash: bucketHash(spec.bucket), limit, limitText: String(limit), counter };
   }
 }
 
@@ -171,11 +179,11 @@ function keyOf({ rule, major }: RuleMatch, caller: Caller): string {
   return `${who}|${major}`;
 }
 
-function rateHeaders(bucket: Bucket, res: RateLimiterRes): Record<string, string> {
-  const resetAfter = Math.max(res.msBeforeNext, 0);
+function rateHeaders(bucket: Bucket, count: Count): Record<string, string> {
+  const resetAfter = Math.max(count.msBeforeNext, 0);
   return {
-    'x-ratelimit-limit': String(bucket.limit),
-    'x-ratelimit-remaining': String(Math.max(bucket.limit - res.consumedPoints, 0)),
+    'x-ratelimit-limit': bucket.limitText,
+    'x-ratelimit-remaining': String(Math.max(bucket.limit - count.consumed, 0)),
     'x-ratelimit-reset': seconds(Date.now() + resetAfter),
     'x-ratelimit-reset-after': seconds(resetAfter),
     'x-ratelimit-bucket': bucket.hash,

@@ -1,7 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { REST } from '@discordjs/rest';
+import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
+import { Routes } from 'discord-api-types/v10';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createClient, type ServiceClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
-import { api } from './client.js';
+import { api, newUser } from './client.js';
 import { peopleOnline, portOffset, type Online } from './social.fixtures.js';
 import type { Dispatch } from './ws-client.js';
 
@@ -83,6 +86,36 @@ describe('applications and guild integrations through the gateway', () => {
     ).toBe(400);
     expect((await api('GET', '/guilds/1/integrations', { token: owner.token })).json.code).toBe(10004);
     expect((await api('GET', '/applications/abc', { token: owner.token })).json.code).toBe(50035);
+  });
+});
+
+describe('an application’s bot signing in', () => {
+  it('when the owner resets the bot token, then @discordjs/rest is the bot on GET /users/@me and @discordjs/ws IDENTIFYs and gets READY as it', async () => {
+    const owner = await newUser();
+    const app = (await api('POST', '/applications', { token: owner.token, body: { name: 'Socket Bot' } })).json as Body & { bot: Body };
+    const refused = await api('POST', `/applications/${app.id}/bot/reset`, { token: owner.token });
+    expect(refused.json.code).toBe(60003);
+    const ticket = (refused.json.mfa as { ticket: string }).ticket;
+    const finished = await api('POST', '/mfa/finish', { token: owner.token, body: { ticket, mfa_type: 'password', data: owner.password } });
+    const issued = await api('POST', `/applications/${app.id}/bot/reset`, {
+      token: owner.token,
+      headers: { 'x-discord-mfa-authorization': finished.json.token as string },
+    });
+    expect(issued.status).toBe(200);
+    const token = issued.json.token as string;
+
+    const rest = new REST({ api: `${inject('gatewayOrigin')}/api`, version: '10' }).setToken(token);
+    expect(await rest.get(Routes.user())).toMatchObject({ id: app.bot.id, bot: true, username: 'Socket Bot' });
+    expect((await api('GET', '/users/@me', { token })).status).toBe(401);
+
+    const ws = new WebSocketManager({ token, intents: 0, rest });
+    const ready = new Promise<Body>((resolve) => ws.once(WebSocketShardEvents.Ready, (payload) => resolve(payload as never)));
+    await ws.connect();
+    try {
+      expect(await ready).toMatchObject({ user: { id: app.bot.id, bot: true }, application: { id: app.id } });
+    } finally {
+      await ws.destroy();
+    }
   });
 });
 

@@ -313,6 +313,31 @@ describe('events', () => {
     watcherWs.ws.close();
   });
 
+  it('when a webhook posts into a private thread, then its creator gets MESSAGE_CREATE and a parent viewer outside it does not', async () => {
+    const [watcher] = await people(1);
+    const gid = await createGuild(owner, 'private threads');
+    const parent = await createChannel(owner, gid, 'parent');
+    await join(gid, watcher);
+    const thread = await api('POST', `/channels/${parent.id}/threads`, { token: owner.token, body: { name: 'secret', type: 12 } });
+    expect(thread.status, JSON.stringify(thread.json)).toBe(201);
+    const ownerWs = await online(owner);
+    const watcherWs = await online(watcher);
+    const webhook = await createWebhook(owner, parent.id);
+    const path = `/webhooks/${webhook.id}/${webhook.token}`;
+    const hidden = await api('POST', `${path}?wait=true&thread_id=${thread.json.id}`, { body: { content: 'members only' } });
+    expect(hidden.status, JSON.stringify(hidden.json)).toBe(200);
+    const shown = await api('POST', `${path}?wait=true`, { body: { content: 'everyone' } });
+    const isShown = (d: { t: string | null; d: Record<string, unknown> }) => d.t === 'MESSAGE_CREATE' && d.d.id === shown.json.id;
+    const isHidden = (d: { t: string | null; d: Record<string, unknown> }) => d.t === 'MESSAGE_CREATE' && d.d.id === hidden.json.id;
+    // The outbox publishes in commit order: once the later message arrives, the earlier one would have.
+    const seen = await watcherWs.ws.takeThrough(isShown);
+    expect(seen.some(isHidden)).toBe(false);
+    const ownerSeen = await ownerWs.ws.takeThrough(isShown);
+    expect(ownerSeen.find(isHidden)?.d).toMatchObject({ channel_id: thread.json.id, content: 'members only' });
+    ownerWs.ws.close();
+    watcherWs.ws.close();
+  });
+
   it('when the channel of a webhook is deleted, then the webhook is gone', async () => {
     const doomed = await createChannel(owner, guildId, 'doomed');
     const webhook = await createWebhook(owner, doomed.id);

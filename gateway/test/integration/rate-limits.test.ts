@@ -135,6 +135,47 @@ describe('the global limit', () => {
   });
 });
 
+describe('points taken from Redis several at a time', () => {
+  it('when a replica took points for a busy token and the token moves to another replica, then the window admits no more than 50 and refuses at most 4 early per replica', async () => {
+    // A window of 10 s so each step surely falls in one window however slow the machine; the
+    // test waits for the window's end as the answers announce it.
+    const tenSeconds = {
+      RATE_LIMITS_SCALE: '1',
+      REDIS_PREFIX: `${unique('gw')}:`,
+      RATE_LIMIT_OVERRIDES: JSON.stringify({ global: { windowS: 10 } }),
+    };
+    const [one, two] = [await startTestGateway(under, tenSeconds), await startTestGateway(under, tenSeconds)];
+    try {
+      const user = await registerUser(setup.base);
+      const address = newAddress();
+      const me = (edge: { base: string }) => call(edge.base, '/api/v9/users/@me', { token: user.token, dispatcher: address });
+
+      // A first window: 20 requests through one replica (it counts them one by one).
+      let last: Answer | undefined;
+      for (let i = 0; i < 20; i++) {
+        last = await me(one);
+        expect(last.status).toBe(200);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Number(last!.headers['x-ratelimit-reset-after']) * 1000 + 100));
+
+      // The next window: that replica, busy last window, takes 5 points for its first request.
+      const first = await me(one);
+      expect(first.status).toBe(200);
+      expect(first.headers['x-ratelimit-remaining']).toBe('49');
+      // The token moves to the other replica: the 4 points held by the first are not its to give.
+      const burst = await Promise.all(Array.from({ length: 60 }, () => me(two)));
+      expect(burst.filter((a) => a.status === 200)).toHaveLength(45);
+      for (const res of burst.filter((a) => a.status !== 200)) expectRefused(res, 'global');
+      // The first replica still hands out the 4 it holds, then refuses: 50 in the window in all.
+      const back: number[] = [];
+      for (let i = 0; i < 5; i++) back.push((await me(one)).status);
+      expect(back).toEqual([200, 200, 200, 200, 429]);
+    } finally {
+      await stopAll(one.closers, two.closers);
+    }
+  });
+});
+
 describe('limits per address', () => {
   it('when one address registers over and over through both replicas, then the sixth is refused and another address still registers', async () => {
     const address = newAddress();

@@ -46,6 +46,11 @@ export interface EventInternal {
    * sockets are kept open and moved to it, and they alone get the event (AUTH_SESSION_CHANGE).
    */
   moved_to_session?: { id: string; id_hash: string };
+  /**
+   * Only this gateway session gets the event: a reply to what its connection asked for (op 8's
+   * GUILD_MEMBERS_CHUNK), numbered and kept for resuming like any other dispatch.
+   */
+  gateway_session_id?: string;
 }
 
 /** The message body on the stream. Its `id` is also the `Nats-Msg-Id` header, so duplicates drop. */

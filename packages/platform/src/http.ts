@@ -32,6 +32,11 @@ export interface ServiceAppOptions {
    * before `parse`.
    */
   requireUser?: boolean;
+  /**
+   * Requests whose JSON body the service reads itself, in its route (with `jsonBodyParser` and a
+   * larger limit, after checks of its own): the app-wide parser leaves them unread.
+   */
+  ownJsonBody?: (req: Request) => boolean;
   routes: (app: Express) => void;
 }
 
@@ -107,18 +112,18 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; setDr
   app.use(requestLog(logger));
   app.use(identityCheck(opts.verifier));
   if (opts.requireUser) app.use(userRequired(app));
-  app.use(
-    express.json({
-      limit: opts.bodyLimit ?? '1mb',
-      strict: false,
-      type: ['application/json', 'application/*+json'],
-      verify: refuseDeepNesting,
-    }),
-  );
+  const json = jsonBodyParser(opts.bodyLimit ?? '1mb');
+  const ownJsonBody = opts.ownJsonBody;
+  app.use(ownJsonBody ? (req, res, next) => (ownJsonBody(req) ? next() : json(req, res, next)) : json);
   opts.routes(app);
   app.use(notFoundOrMethodNotAllowed(app));
   app.use(errorHandler(logger));
   return { app, setDraining: () => void (draining = true) };
+}
+
+/** The JSON body parser of every service (size limit, nesting and charset checks); errors map in `toHttpError`. */
+export function jsonBodyParser(limit: string | number): RequestHandler {
+  return express.json({ limit, strict: false, type: ['application/json', 'application/*+json'], verify: refuseDeepNesting });
 }
 
 /** Deeper than any body of the platform's API nests (embeds, components: under ten levels). */

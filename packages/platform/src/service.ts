@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import type { Server as GrpcServerHandle } from '@grpc/grpc-js';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -50,6 +50,8 @@ export interface ServiceWiring {
   routes(app: Express): void;
   /** Every route needs a user (`createServiceApp`'s `requireUser`): anonymous requests are 401 first. */
   requireUser?: boolean;
+  /** Requests whose JSON body the service reads itself (`createServiceApp`'s `ownJsonBody`). */
+  ownJsonBody?: (req: Request) => boolean;
   /** Registers gRPC services and returns their names for the health service. */
   grpc?(server: GrpcServerHandle): string[];
   /** Closed after the servers stop and before the stores close. */
@@ -103,6 +105,7 @@ export async function startService<DB>(opts: {
     readiness: { postgres: () => sql`SELECT 1`.execute(db), redis: () => redis.ping(), nats: () => nats.flush() },
     routes: wiring.routes,
     ...(wiring.requireUser ? { requireUser: true } : {}),
+    ...(wiring.ownJsonBody ? { ownJsonBody: wiring.ownJsonBody } : {}),
   });
   const http = await listen(app, config.HTTP_PORT, config.HTTP_HOST);
   const grpc = await startGrpcServer({

@@ -36,7 +36,7 @@ import { UsernamesService } from './domain/registration/usernames.service.js';
 import { SessionsService } from './domain/sessions.service.js';
 import { SettingsService } from './domain/settings.service.js';
 import { UserDirectory } from './domain/users.service.js';
-import { BotUsers } from './domain/bots.service.js';
+import { BotTokens, BotUsers } from './domain/bots.service.js';
 import { UserUpdates } from './events/user.events.js';
 import { authGrpc } from './grpc/auth.grpc.js';
 import { GrpcInviteRedeemer } from './grpc/invites.client.js';
@@ -250,7 +250,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
           f.elevation,
           devices,
           e.standing,
-          new BotUsers(s.users, parts.ids),
+          { users: new BotUsers(s.users, parts.ids), tokens: new BotTokens(s.users, b.sessions) },
           s.accounts,
         ),
         parts.logger,

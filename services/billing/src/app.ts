@@ -14,6 +14,7 @@ import { PreviewsService } from './domain/previews.service.js';
 import { PromotionsService } from './domain/promotions.service.js';
 import { PurchaseService } from './domain/purchase.service.js';
 import { RenewalsService } from './domain/renewals.service.js';
+import { SettlementsService } from './domain/settlements.service.js';
 import { SubscriptionsService } from './domain/subscriptions.service.js';
 import { GrpcGuildMembership } from './grpc/guild-membership.js';
 import { GrpcPerkTargets } from './grpc/perk-targets.js';
@@ -58,7 +59,13 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
       const store = new PgSubscriptionStore(db, outbox);
       const sources = new PaymentSourcesService(new PgPaymentSourceStore(db, outbox), gateway, ids);
       const ledger = new Ledger(gateway, sources, ids);
-      const changes = new ChangesService(store, catalogue, ledger, clock);
+      const settlements = new SettlementsService(store, catalogue, ledger, gateway, clock, {
+        // An asker holds a payment as long as the gateway may take to answer it, with its retries.
+        leaseMs: config.PAYMENT_LEASE_MS ?? config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
+        confirmationWindowMs: 86_400_000,
+        pollMs: 60_000,
+      });
+      const changes = new ChangesService(store, catalogue, ledger, settlements, clock);
       const perks = new PerksService(new PgPerkStore(db), new GrpcPerkTargets(auth, guilds), (err, mark) =>
         log.warn({ err, kind: mark.kind, target: mark.target_id }, 'perk push failed; the scheduler retries'),
       );
@@ -66,6 +73,7 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
       scheduler = new RenewalScheduler(
         new RenewalsService(store, catalogue, ledger, changes, clock),
         perks,
+        settlements,
         {
           pollMs: config.RENEWAL_POLL_MS,
           batch: config.RENEWAL_BATCH,

@@ -23,6 +23,12 @@ export const billingConfigSchema = z.object({
   PAYMENT_GATEWAY_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   /** How long a purchase's claim on its load_id lasts before another request may take it over. */
   PURCHASE_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * How long a request holds a payment it recorded (an upgrade, an invoice paid) while it asks the
+   * gateway; after it, a retry or the scheduler asks again with the same key. Unset: the gateway's
+   * deadline times its attempts, plus 5 s.
+   */
+  PAYMENT_LEASE_MS: z.coerce.number().int().positive().optional(),
 
   /** Renewals: how often the scheduler looks for due subscriptions, and how many per batch. */
   RENEWAL_POLL_MS: z.coerce.number().int().positive().default(5_000),

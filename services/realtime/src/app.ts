@@ -77,10 +77,13 @@ export async function startRealtime(
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
   const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
   const social = socialClient ? new GrpcSocial(socialClient) : undefined;
+  const presence = new PresencePublisher(redis, nats, social, config.RESUME_WINDOW_MS);
   const gateway = new GatewayService({
     auth: new GrpcAuth(authClient),
     ...(social ? { social } : {}),
-    presence: new PresencePublisher(redis, nats, social, config.RESUME_WINDOW_MS),
+    presence,
+    presences: presence,
+    replies: presence,
     guilds: new GrpcGuilds(guildsClient),
     store,
     events: new JetStreamEventLog(nats, jsm, logger),

@@ -14,6 +14,7 @@ import { CachedGuildDirectory } from './grpc/guilds.cache.js';
 import { GrpcGuildDirectory } from './grpc/guilds.directory.js';
 import { webhooksGrpc } from './grpc/webhooks.grpc.js';
 import { attachmentRoutes } from './http/attachments.routes.js';
+import { JsonBodies, ownsJsonBody } from './http/json.body.js';
 import { messageRoutes } from './http/messages.routes.js';
 import { serviceRoutes } from './http/services.routes.js';
 import { webhookRoutes } from './http/webhooks.routes.js';
@@ -77,11 +78,13 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         log,
       );
       await deletes.start();
+      const bodies = new JsonBodies({ maxBytes: config.MAX_JSON_BYTES, budgetBytes: config.JSON_BUDGET_BYTES });
       return {
+        ownJsonBody: ownsJsonBody,
         routes: (app) => {
           webhookRoutes(app, webhooks);
-          messageRoutes(app, { webhooks, messages, attachments, limits, logger: log });
-          serviceRoutes(app, webhooks, messages, log);
+          messageRoutes(app, { webhooks, messages, attachments, limits, bodies, logger: log });
+          serviceRoutes(app, { webhooks, messages, bodies, logger: log });
           attachmentRoutes(app, attachments);
         },
         grpc: (server) => {

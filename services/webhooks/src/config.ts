@@ -44,12 +44,31 @@ export const webhooksConfigSchema = z.object({
     .int()
     .positive()
     .default(25 * 1024 * 1024),
-  /** A whole multipart request at most: larger ones are refused (40005) before they are read. */
+  /**
+   * A whole multipart request at most (the platform's webhook request size): larger ones are
+   * refused (40005) before they are read.
+   */
   MAX_REQUEST_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(100 * 1024 * 1024),
+    .default(200 * 1024 * 1024),
+  /**
+   * A JSON (or form) body of an execution or message edit at most, 40005 beyond. It is parsed in
+   * memory (about three times its size), so it stops below the multipart limit: at the code host's
+   * own delivery cap (25 MB), which no sender of the platform's formats needs more than.
+   */
+  MAX_JSON_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  /** Bytes of JSON bodies over 1 MiB read and parsed at once; more wait their turn (or get a 503). */
+  JSON_BUDGET_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
 });
 
 export type WebhooksConfig = z.output<typeof webhooksConfigSchema>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryUsers } from '../../test/fakes/users.fake.js';
-import { BotUsers, botUsername } from './bots.service.js';
+import { BotTokens, BotUsers, botUsername } from './bots.service.js';
 import { DuplicateBotTagError, type NewUser, type UserRow } from './ports.js';
 
 const counter = () => {
@@ -57,5 +57,30 @@ describe('botUsername', () => {
     expect([...botUsername('é'.repeat(40))]).toHaveLength(32);
     expect(botUsername('a')).toBe('abot');
     expect(botUsername('@@')).toBe('bot');
+  });
+});
+
+describe('BotTokens', () => {
+  it('when the user is a bot, then its sessions issue the new token; a person, an unknown or a disabled bot gets 10013 and none', async () => {
+    const users = new MemoryUsers();
+    const bot = await new BotUsers(users, counter()).create('Token');
+    const issued: string[] = [];
+    const tokens = new BotTokens(users, { replaceBotToken: async (id: string) => (issued.push(id), `token-of-${id}`) });
+    expect(await tokens.reset(bot.id)).toBe(`token-of-${bot.id}`);
+    const person = await users.insert({
+      id: '5000',
+      username: 'person',
+      bot: false,
+      global_name: null,
+      avatar: null,
+      email: 'p@example.com',
+      phone: null,
+      password_hash: 'x',
+      date_of_birth: null,
+      disabled_at: null,
+      deleted_at: null,
+    });
+    for (const id of [person.id, '404']) await expect(tokens.reset(id)).rejects.toMatchObject({ status: 404, body: { code: 10013 } });
+    expect(issued).toEqual([bot.id]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { ApiError } from '@kith/platform';
 import { DuplicateBotTagError, DuplicateIdError, type PublicUserRow, type UsersPort } from './ports.js';
+import type { SessionsService } from './sessions.service.js';
 
 /** The platform's username bounds; an application's name may be longer or shorter. */
 const MIN_NAME = 2;
@@ -57,5 +58,20 @@ export class BotUsers {
     throw ApiError.form({
       username: { code: 'USERNAME_TOO_MANY_USERS', message: 'Too many users have this username, please try another.' },
     });
+  }
+}
+
+/** Bots' tokens, issued to their developers through integrations. */
+export class BotTokens {
+  constructor(
+    private readonly users: Pick<UsersPort, 'findById'>,
+    private readonly sessions: Pick<SessionsService, 'replaceBotToken'>,
+  ) {}
+
+  /** The bot's new token (every earlier one revoked); only a live bot user has one, never a person. */
+  async reset(userId: string): Promise<string> {
+    const user = await this.users.findById(userId);
+    if (!user?.bot || user.deleted_at || user.disabled_at) throw ApiError.of('UNKNOWN_USER');
+    return this.sessions.replaceBotToken(userId);
   }
 }

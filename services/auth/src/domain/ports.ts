@@ -145,6 +145,10 @@ export interface SessionsTransaction {
   revokeByHashes(userId: string, idHashes: string[]): Promise<RevokedSession[]>;
   /** Revokes one session; undefined when it was already revoked. */
   revoke(sessionId: string): Promise<RevokedSession | undefined>;
+  /** Revokes every live session of the user (a bot's tokens, when a new one is issued). */
+  revokeAllOf(userId: string): Promise<RevokedSession[]>;
+  /** Adds a session with no network source (a bot's token, issued to its developer). */
+  insert(session: NewSession): Promise<void>;
   /** Drops the user's registrations of these device push tokens (Logout names the device's). */
   forgetPushTokens(userId: string, tokens: { provider: string; token: string }[]): Promise<void>;
   /** Written only if the transaction commits, and then published. */

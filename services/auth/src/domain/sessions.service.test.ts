@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@kith/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MAX_LISTED_SESSIONS, SessionsService } from './sessions.service.js';
+import { BOT_TOKEN_EXPIRY, MAX_LISTED_SESSIONS, SessionsService } from './sessions.service.js';
 import { sessionIdHash } from './tokens.js';
 import type { ActiveSession, NewSession, RevokedSession, SessionRow, SessionsPort, SessionsTransaction } from './ports.js';
 
@@ -12,6 +12,7 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
   lookedUp: Buffer[] = [];
   revokeByHashesCalls: { userId: string; idHashes: string[] }[] = [];
   revokeCalls: string[] = [];
+  revokeAllCalls: string[] = [];
   forgotten: { userId: string; tokens: { provider: string; token: string }[] }[] = [];
   active: ActiveSession | undefined;
   rows: SessionRow[] = [];
@@ -37,6 +38,7 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
   }
   async transaction<T>(work: (tx: SessionsTransaction) => Promise<T>): Promise<T> {
     const staged: DomainEvent[] = [];
+    const stagedSessions: NewSession[] = [];
     const result = await work({
       revokeByHashes: async (userId, idHashes) => {
         this.revokeByHashesCalls.push({ userId, idHashes });
@@ -46,10 +48,16 @@ class FakeSessionsStore implements Pick<SessionsPort, keyof SessionsPort> {
         this.revokeCalls.push(sessionId);
         return this.revokeAnswer;
       },
+      revokeAllOf: async (userId) => {
+        this.revokeAllCalls.push(userId);
+        return this.revokedByHashes;
+      },
+      insert: async (session) => void stagedSessions.push(session),
       forgetPushTokens: async (userId, tokens) => void this.forgotten.push({ userId, tokens }),
       enqueue: async (events) => void staged.push(...events),
     });
     this.enqueued.push(...staged);
+    this.inserted.push(...stagedSessions);
     return result;
   }
 }
@@ -228,5 +236,25 @@ describe('SessionsService.logout', () => {
     store.revokeAnswer = undefined;
     expect(await service.logout('42', 'sess-1')).toEqual([]);
     expect(store.enqueued).toEqual([]);
+  });
+});
+
+describe('SessionsService.replaceBotToken', () => {
+  it('when a bot token is reset, then every earlier token is revoked with its event, and only the new one’s digest is stored, never expiring', async () => {
+    store.revokedByHashes = [{ id: 'old-1', id_hash: 'old-hash-1' }];
+    const token = await service.replaceBotToken('77');
+    expect(store.revokeAllCalls).toEqual(['77']);
+    expect(store.enqueued).toEqual([sessionChange('77', 'old-1', 'old-hash-1')]);
+    const [inserted] = store.inserted;
+    expect(inserted).toMatchObject({ user_id: '77', expires_at: BOT_TOKEN_EXPIRY, client_ip: null, revoked_at: null });
+    expect(inserted!.token_hash).toEqual(createHash('sha256').update(token).digest());
+    // 256 random bits after the id part.
+    expect(Buffer.from(token.split('.')[1]!, 'base64url')).toHaveLength(32);
+  });
+
+  it('when a bot’s token is used, then its expiry is never slid (no touch), unlike a person’s', async () => {
+    store.active = { ...activeSession(new Date(NOW.getTime() - 10 * DAY)), bot: true };
+    expect(await service.validate('x.y', '127.0.0.1')).toMatchObject({ bot: true });
+    expect(store.touched).toEqual([]);
   });
 });

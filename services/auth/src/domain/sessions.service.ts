@@ -20,6 +20,9 @@ export interface SessionsOptions {
 
 export const MAX_LISTED_SESSIONS = 50;
 
+/** A bot's token does not idle out: it lives until its developer resets it. */
+export const BOT_TOKEN_EXPIRY = new Date('9999-12-31T23:59:59Z');
+
 export class SessionsService {
   constructor(
     private readonly store: SessionsPort,
@@ -56,11 +59,42 @@ export class SessionsService {
     if (!token || token.length > 512) return undefined;
     const session = await this.store.findActiveByTokenHash(hashToken(token));
     if (!session) return undefined;
+    // Sliding a bot's expiry would give its never-idle token an idle limit.
+    if (session.bot) return session;
     const now = this.now();
     if (now.getTime() - session.last_used_at.getTime() >= this.options.touchIntervalMs) {
       await this.store.touch(session.id, now, this.expiryFrom(now), clientIp || null);
     }
     return session;
+  }
+
+  /**
+   * A new token for a bot user (its developer's reset), in one transaction with the revocation of
+   * every earlier one and their AUTH_SESSION_CHANGE events: the edge forgets them and their sockets
+   * close. Concurrent resets are serialised on the user, so exactly one token stays live.
+   */
+  async replaceBotToken(userId: string): Promise<string> {
+    const { token, hash } = newToken(userId);
+    const { id, idHash } = newSessionId();
+    const now = this.now();
+    await this.store.transaction(async (tx) => {
+      const revoked = await tx.revokeAllOf(userId);
+      await tx.insert({
+        id,
+        id_hash: idHash,
+        user_id: userId,
+        token_hash: hash,
+        last_used_at: now,
+        expires_at: BOT_TOKEN_EXPIRY,
+        client_os: null,
+        client_platform: null,
+        client_location: null,
+        client_ip: null,
+        revoked_at: null,
+      });
+      await tx.enqueue(sessionChangeEvents(userId, revoked));
+    });
+    return token;
   }
 
   async list(userId: string) {

@@ -1,7 +1,7 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import { StandingAction, type AuthService } from '@kith/proto/auth/v1/auth';
 import type { DevicesService } from '../domain/devices.service.js';
-import type { BotUsers } from '../domain/bots.service.js';
+import type { BotTokens, BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
 import type { OperatorAction, StandingService } from '../domain/standing/standing.service.js';
 import type { SessionsService } from '../domain/sessions.service.js';
@@ -25,7 +25,7 @@ export function authGrpc(
   elevation: ElevationGuard,
   devices: DevicesService,
   standing: StandingService,
-  bots: BotUsers,
+  bots: { users: BotUsers; tokens: BotTokens },
   premium: { setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> },
 ): ServiceImpl<typeof AuthService> {
   return {
@@ -90,7 +90,11 @@ export function authGrpc(
     async createBotUser({ username }) {
       if (username.length > 1000)
         throw ApiError.form({ username: { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 32 or fewer in length.' } });
-      return { user: contractUser(await bots.create(username)) };
+      return { user: contractUser(await bots.users.create(username)) };
+    },
+    async resetBotToken({ userId }) {
+      if (!isStorableId(userId)) throw ApiError.of('UNKNOWN_USER');
+      return { token: await bots.tokens.reset(userId) };
     },
   };
 }

@@ -127,6 +127,22 @@ class SessionsWriter implements SessionsTransaction {
       .executeTakeFirst();
   }
 
+  async revokeAllOf(userId: string): Promise<RevokedSession[]> {
+    // The user's row is the lock that orders concurrent resets: the second revokes the first's token.
+    await this.trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    return this.trx
+      .updateTable('sessions')
+      .set({ revoked_at: sql`now()` })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .returning(['id', 'id_hash'])
+      .execute();
+  }
+
+  async insert(session: NewSession): Promise<void> {
+    await this.trx.insertInto('sessions').values(session).execute();
+  }
+
   async forgetPushTokens(userId: string, tokens: { provider: string; token: string }[]): Promise<void> {
     if (tokens.length === 0) return;
     await this.trx

@@ -109,3 +109,31 @@ describe('AuthService.CreateBotUser', () => {
     expect((await auth.grpc.findUserByUsername({ username: person.username, discriminator: '' })).user?.id).toBe(person.userId);
   });
 });
+
+describe('AuthService.ResetBotToken', () => {
+  it('when a bot’s token is reset, then the new token validates as the bot and the previous one no longer does', async () => {
+    const bot = (await auth.grpc.createBotUser({ username: 'Token Bot' })).user!;
+    const first = (await auth.grpc.resetBotToken({ userId: bot.id })).token;
+    expect(await auth.grpc.validateToken({ token: first })).toMatchObject({ valid: true, userId: bot.id, bot: true });
+    const second = (await auth.grpc.resetBotToken({ userId: bot.id })).token;
+    expect(second).not.toBe(first);
+    expect((await auth.grpc.validateToken({ token: first })).valid).toBe(false);
+    expect(await auth.grpc.validateToken({ token: second })).toMatchObject({ valid: true, userId: bot.id, bot: true });
+  });
+
+  it('when many resets race, then exactly one of the tokens they answered is live', async () => {
+    const bot = (await auth.grpc.createBotUser({ username: 'Racing Bot' })).user!;
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => auth.grpc.resetBotToken({ userId: bot.id })));
+    const live = await Promise.all(tokens.map(({ token }) => auth.grpc.validateToken({ token })));
+    expect(live.filter((v) => v.valid)).toHaveLength(1);
+  });
+
+  it('when the user is a person, unknown or not an id, then NOT_FOUND with 10013 and no token', async () => {
+    const person = await auth.register();
+    for (const userId of [person.userId, '1', 'abc', '']) {
+      await expect(auth.grpc.resetBotToken({ userId }), userId).rejects.toMatchObject({ status: 404, body: { code: 10013 } });
+    }
+    // The person's own token still works: nothing of theirs was revoked.
+    expect((await auth.grpc.validateToken({ token: person.token })).valid).toBe(true);
+  });
+});

@@ -79,6 +79,11 @@ export class StripeServer {
     return [...this.intents.values()].filter((i) => i.status === 'succeeded' && (!userId || i.metadata.user_id === userId));
   }
 
+  /** Refunds made (money given back), for one user's charges or all. */
+  refundsOf(userId?: string): Json[] {
+    return [...this.refunds.values()].filter((r) => !userId || (r.metadata as Record<string, string>).user_id === userId);
+  }
+
   /** The next `times` payment intent requests (of one user, or anyone's) meet `mode`. */
   injectFault(mode: FaultMode, times: number, userId: string | null = null): void {
     this.faults.push({ mode, times, userId });
@@ -169,6 +174,7 @@ export class StripeServer {
     if (resource === 'payment_methods' && method === 'GET' && id) return this.found(this.methods.get(id), 'payment_method', id);
     if (resource === 'payment_intents' && method === 'POST' && !id) return this.createIntent(p);
     if (resource === 'payment_intents' && method === 'POST' && id && action === 'confirm') return this.confirmIntent(id, p);
+    if (resource === 'payment_intents' && method === 'POST' && id && action === 'cancel') return this.cancelIntent(id);
     if (resource === 'payment_intents' && method === 'GET' && id) return this.found(this.intents.get(id), 'payment_intent', id);
     if (resource === 'refunds' && method === 'POST' && !id) return this.refund(p);
     return stripeError(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
@@ -306,21 +312,55 @@ export class StripeServer {
     intent.latest_charge = newId('ch');
   }
 
+  /** Stripe cancels an intent that has not taken money; one that has is refused (it must be refunded). */
+  private cancelIntent(id: string): Answer {
+    const intent = this.intents.get(id);
+    if (!intent) return missing('payment_intent', id);
+    if (intent.status === 'succeeded' || intent.status === 'canceled')
+      return stripeError(
+        400,
+        'invalid_request_error',
+        `You cannot cancel this PaymentIntent because it has a status of ${intent.status}.`,
+        {
+          code: 'payment_intent_unexpected_state',
+          payment_intent: intent,
+        },
+      );
+    intent.status = 'canceled';
+    intent.next_action = null;
+    intent.cancellation_reason = 'abandoned';
+    return { status: 200, body: intent };
+  }
+
+  /** A refund of all of a charge, or of `amount` of it; never more than is left. */
   private refund(p: Params): Answer {
     const intent = typeof p.payment_intent === 'string' ? this.intents.get(p.payment_intent) : undefined;
     if (!intent) return missing('payment_intent', String(p.payment_intent));
     if (intent.status !== 'succeeded')
       return stripeError(400, 'invalid_request_error', 'This PaymentIntent does not have a successful charge to refund.');
+    const refunded = Number(intent.amount_refunded ?? 0);
+    const left = intent.amount - refunded;
+    const amount = p.amount === undefined ? left : Number(p.amount);
+    if (left <= 0)
+      return stripeError(400, 'invalid_request_error', `Charge ${String(intent.latest_charge)} has already been refunded.`, {
+        code: 'charge_already_refunded',
+      });
+    if (!Number.isInteger(amount) || amount <= 0 || amount > left)
+      return stripeError(400, 'invalid_request_error', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left}).`, {
+        param: 'amount',
+      });
     const refund = {
       id: newId('re'),
       object: 'refund',
-      amount: intent.amount,
+      amount,
       currency: intent.currency,
       payment_intent: intent.id,
+      charge: intent.latest_charge ?? null,
       status: 'succeeded',
+      metadata: { ...intent.metadata },
       created: now(),
     };
-    intent.amount_refunded = intent.amount;
+    intent.amount_refunded = refunded + amount;
     this.refunds.set(refund.id, refund);
     return { status: 200, body: refund };
   }
@@ -343,6 +383,13 @@ export class StripeServer {
       return send(res, {
         status: 200,
         body: { count: charges.length, amount: charges.reduce((s, c) => s + c.amount, 0), intents: charges },
+      });
+    }
+    if (url.pathname === '/__kith/refunds' && req.method === 'GET') {
+      const refunds = this.refundsOf(url.searchParams.get('user_id') ?? undefined);
+      return send(res, {
+        status: 200,
+        body: { count: refunds.length, amount: refunds.reduce((s, r) => s + Number(r.amount), 0), refunds },
       });
     }
     if (url.pathname === '/__kith/faults' && req.method === 'POST') {

@@ -1,9 +1,10 @@
 import type { DomainEvent } from '@kith/platform';
 import { billingError } from './errors.js';
 import { Ledger, paymentUpdate, subscriptionsUpdated } from './ledger.js';
-import type { CatalogueStore, Clock, SubscriptionStore, SubscriptionTx } from './ports.js';
+import type { CatalogueStore, Clock, OpenPayment, PaymentPurpose, SubscriptionStore, SubscriptionTx } from './ports.js';
 import { addInterval, priceChange, priceItems, type ItemRequest } from './pricing.js';
-import { checkItems, type ExpectedPrice } from './purchase.service.js';
+import { checkItems, requestHash, type ExpectedPrice } from './purchase.service.js';
+import { sameItems, SettlementsService } from './settlements.service.js';
 import { moveForRequestedStatus, nextStatus, payable } from './status.js';
 import { InvoiceStatus, PaymentStatus, SubscriptionStatus as S, type Invoice, type Plan, type Subscription } from './types.js';
 
@@ -34,23 +35,43 @@ export class ChangesService {
     private readonly store: SubscriptionStore,
     private readonly catalogue: CatalogueStore,
     private readonly ledger: Ledger,
+    private readonly settlements: SettlementsService,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    settlements.useInvoiceSettlement((tx, invoice, now, events) => this.settle(tx, invoice, now, events));
+  }
 
-  modify(userId: string, id: string, request: ModifySubscription): Promise<Subscription> {
-    return this.store.change(userId, id, async (tx) => {
+  /**
+   * Modify Subscription. A change that costs money now (an upgrade, a paused subscription
+   * resumed) is recorded with its payment and committed first, charged after, and settled in a
+   * second transaction (SettlementsService): a retry of the same request while that payment is
+   * still pending resumes it (same gateway idempotency key) instead of charging again; another
+   * change meanwhile is 100031.
+   */
+  async modify(userId: string, id: string, request: ModifySubscription): Promise<Subscription> {
+    const hash = requestHash({ op: 'modify', ...request });
+    const step = await this.store.change(userId, id, async (tx) => {
+      const pending = await this.resumable(tx, hash);
+      if (pending) return { charge: pending };
       const events: DomainEvent[] = [subscriptionsUpdated(userId)];
       if (request.currency && request.currency !== tx.subscription.currency) throw billingError('INVALID_SUBSCRIPTION');
       if (request.payment_source_id) {
         await this.sourceOf(userId, request.payment_source_id);
         await tx.update({ payment_source_id: request.payment_source_id });
       }
-      if (request.items) await this.changeItems(tx, request, events);
+      let charge: OpenPayment | undefined;
+      if (request.items) charge = await this.changeItems(tx, request, hash, events);
       else if (request.expected_invoice_price || request.expected_renewal_price) await this.checkRenewalPrice(tx, request);
-      if (request.status !== undefined) await this.moveStatus(tx, request);
+      // A status asked with a charged change is moved once the change is paid.
+      if (request.status !== undefined && !charge) charge = await this.moveStatus(tx, request, hash);
       await tx.emit(events);
-      return tx.subscription;
+      return { charge, subscription: tx.subscription };
     });
+    if (!step.charge) return step.subscription!;
+    SettlementsService.answer(await this.settlements.charge(step.charge));
+    if (request.items && request.status !== undefined)
+      return this.modify(userId, id, { status: request.status, pause_duration: request.pause_duration });
+    return this.current(userId, id);
   }
 
   /** Delete Subscription: canceled at the end of the paid period (an unpaid one ends now). */
@@ -61,8 +82,15 @@ export class ChangesService {
     });
   }
 
+  /**
+   * Pay Subscription Invoice. The payment is recorded (keyed by its own id, fixed before the
+   * charge) and committed, then charged and settled like a charged change.
+   */
   async pay(userId: string, id: string, invoiceId: string, request: PayInvoice): Promise<Subscription> {
-    return this.store.change(userId, id, async (tx) => {
+    const hash = requestHash({ op: 'pay', invoice: invoiceId, ...request });
+    const step = await this.store.change(userId, id, async (tx): Promise<{ charge?: OpenPayment }> => {
+      const pending = await this.resumable(tx, hash);
+      if (pending) return { charge: pending };
       const invoice = await tx.invoice(invoiceId);
       if (!invoice) throw billingError('UNKNOWN_INVOICE');
       if (invoice.status !== InvoiceStatus.OPEN) throw billingError('INVALID_PAYMENT');
@@ -73,35 +101,62 @@ export class ChangesService {
       await this.sourceOf(userId, sourceId);
       const now = this.clock.now();
       // A purchase that waited for the customer's confirmation may have it by now.
-      const pending = await tx.pendingPayment();
-      if (pending?.gateway_payment_id && (await this.ledger.retrieve(pending.gateway_payment_id)).status === 'succeeded') {
-        await tx.setPayment(pending.id, { status: PaymentStatus.COMPLETED, error_code: null });
-        await this.settle(tx, invoice, now, [paymentUpdate(userId, { ...pending, status: PaymentStatus.COMPLETED })]);
-        return tx.subscription;
+      const waiting = await tx.pendingPayment();
+      // Not confirmed: canceled at the gateway before another charge, so it can never be confirmed later.
+      const stands = waiting?.gateway_payment_id ? await this.ledger.cancel(waiting.gateway_payment_id, `kith_cancel_${waiting.id}`) : null;
+      if (waiting && stands?.status === 'succeeded') {
+        await tx.setPayment(waiting.id, { status: PaymentStatus.COMPLETED, error_code: null });
+        await this.settle(tx, invoice, now, [paymentUpdate(userId, { ...waiting, status: PaymentStatus.COMPLETED })]);
+        return {};
       }
-      if (pending) await tx.setPayment(pending.id, { status: PaymentStatus.CANCELED });
-      const paymentId = this.ledger.newId();
-      const { result, payment } = await this.ledger.charge(tx.subscription, invoice, sourceId, {
-        paymentId,
-        key: `kith_payment_${paymentId}`,
-        offSession: false,
+      if (waiting) await tx.setPayment(waiting.id, { status: PaymentStatus.CANCELED });
+      const charge = await this.record(tx, invoice, sourceId, { kind: 'invoice', source_id: sourceId }, hash, {
         returnUrl: request.return_url,
         description: await this.describe(tx.subscription),
         now,
       });
-      await tx.insertPayment(payment);
-      if (result.status === 'declined') {
-        await tx.emit([paymentUpdate(userId, payment)]);
-        throw billingError('CARD_DECLINED', { payment_id: paymentId });
-      }
-      if (result.status !== 'succeeded') {
-        await tx.emit([paymentUpdate(userId, payment)]);
-        throw billingError('CONFIRMATION_REQUIRED', { payment_id: paymentId });
-      }
-      if (sourceId !== tx.subscription.payment_source_id) await tx.update({ payment_source_id: sourceId });
-      await this.settle(tx, invoice, now, [paymentUpdate(userId, payment)]);
-      return tx.subscription;
+      return { charge };
     });
+    if (step.charge) SettlementsService.answer(await this.settlements.charge(step.charge));
+    return this.current(userId, id);
+  }
+
+  /**
+   * A payment of this subscription still pending from an earlier request: the same request
+   * (retried after its asker died or the gateway did not answer) takes it over and asks the
+   * gateway again with its key; anything else while it is pending is a payment in progress.
+   */
+  private async resumable(tx: SubscriptionTx, hash: string): Promise<OpenPayment | undefined> {
+    const open = await tx.openPayment();
+    if (!open) return undefined;
+    if (open.leased || open.request_hash !== hash) throw billingError('PAYMENT_IN_PROGRESS', { payment_id: open.id });
+    await tx.takePayment(open.id, this.settlements.options.leaseMs);
+    return open;
+  }
+
+  /** Records an invoice's payment before any charge: the request the gateway will be sent, with its key. */
+  private async record(
+    tx: SubscriptionTx,
+    invoice: Invoice,
+    sourceId: string,
+    purpose: PaymentPurpose,
+    hash: string,
+    options: { returnUrl?: string | null | undefined; description: string; now: Date },
+  ): Promise<OpenPayment> {
+    const { payment, request } = await this.ledger.prepare(tx.subscription, invoice, sourceId, {
+      paymentId: this.ledger.newId(),
+      returnUrl: options.returnUrl ?? undefined,
+      description: options.description,
+      now: options.now,
+    });
+    await tx.recordPayment({ payment, purpose, chargeRequest: request, requestHash: hash, leaseMs: this.settlements.options.leaseMs });
+    return { ...payment, purpose, charge_request: request, request_hash: hash, leased: true, refund_due: false };
+  }
+
+  private async current(userId: string, id: string): Promise<Subscription> {
+    const s = await this.store.get(userId, id);
+    if (!s) throw billingError('UNKNOWN_SUBSCRIPTION');
+    return s;
   }
 
   /** An invoice paid: the subscription is active for the invoice's period, its slots granted. */
@@ -127,7 +182,12 @@ export class ChangesService {
     await tx.emit([subscriptionsUpdated(s.user_id), ...events]);
   }
 
-  private async changeItems(tx: SubscriptionTx, request: ModifySubscription, events: DomainEvent[]): Promise<void> {
+  private async changeItems(
+    tx: SubscriptionTx,
+    request: ModifySubscription,
+    hash: string,
+    events: DomainEvent[],
+  ): Promise<OpenPayment | undefined> {
     const s = tx.subscription;
     if (s.status !== S.ACTIVE) throw billingError('INVALID_SUBSCRIPTION');
     const items = request.items!;
@@ -138,13 +198,19 @@ export class ChangesService {
     const current = priceItems(plans, s.items, s.currency);
     const next = priceItems(plans, items, s.currency);
     checkExpected(request.expected_renewal_price, s.currency, next.total);
+    // The items it has already (a change applied, asked again): nothing to do.
+    if (sameItems(s.items, items)) {
+      checkExpected(request.expected_invoice_price, s.currency, 0);
+      if (s.renewal_mutations) await tx.update({ renewal_mutations: null });
+      return undefined;
+    }
     const sameInterval =
       intervalOf(plans, s).join() === [plans.get(items[0]!.plan_id)!.interval, plans.get(items[0]!.plan_id)!.interval_count].join();
     if (!sameInterval || next.total < current.total) {
       // A downgrade or another billing period takes effect at renewal; nothing is charged now.
       checkExpected(request.expected_invoice_price, s.currency, 0);
       await tx.update({ renewal_mutations: { items: items.map((i) => ({ plan_id: i.plan_id, quantity: i.quantity })) } });
-      return;
+      return undefined;
     }
     const change = priceChange(plans, s.items, items, s.currency, { start: s.current_period_start, end: s.current_period_end }, now);
     checkExpected(request.expected_invoice_price, s.currency, change.total);
@@ -153,26 +219,24 @@ export class ChangesService {
     const sourceId = request.payment_source_id ?? s.payment_source_id;
     if (change.total > 0) {
       if (!sourceId) throw billingError('PAYMENT_SOURCE_REQUIRED');
-      const paymentId = this.ledger.newId();
-      const { result, payment } = await this.ledger.charge(s, invoice, sourceId, {
-        paymentId,
-        key: `kith_payment_${paymentId}`,
-        offSession: false,
-        returnUrl: request.return_url ?? undefined,
+      const purpose: PaymentPurpose = {
+        kind: 'change',
+        items: items.map((i) => ({ plan_id: i.plan_id, quantity: i.quantity })),
+        from: s.items.map((i) => ({ plan_id: i.plan_id, quantity: i.quantity })),
+        period_end: s.current_period_end.toISOString(),
+      };
+      return this.record(tx, invoice, sourceId, purpose, hash, {
+        returnUrl: request.return_url,
         description: next.lines.map((l) => plans.get(l.plan_id)!.name).join(', '),
         now,
       });
-      if (result.status !== 'succeeded')
-        throw result.status === 'declined'
-          ? billingError('CARD_DECLINED', { payment_id: paymentId })
-          : billingError('CONFIRMATION_REQUIRED', { payment_id: paymentId });
-      await tx.insertPayment(payment);
-      events.push(paymentUpdate(s.user_id, payment));
     }
     await tx.setInvoiceStatus(invoice.id, InvoiceStatus.PAID);
     await tx.replaceItems(items.map((i) => ({ id: this.ledger.newId(), plan_id: i.plan_id, quantity: i.quantity })));
     await tx.update({ renewal_mutations: null });
     await this.ledger.reconcile(tx, plans);
+    void events;
+    return undefined;
   }
 
   private async checkRenewalPrice(tx: SubscriptionTx, request: ModifySubscription): Promise<void> {
@@ -183,14 +247,14 @@ export class ChangesService {
     checkExpected(request.expected_invoice_price, s.currency, 0);
   }
 
-  private async moveStatus(tx: SubscriptionTx, request: ModifySubscription): Promise<void> {
+  private async moveStatus(tx: SubscriptionTx, request: ModifySubscription, hash: string): Promise<OpenPayment | undefined> {
     const s = tx.subscription;
     const move = moveForRequestedStatus(request.status!);
-    if (move === 'cancel') return this.applyCancel(tx);
+    if (move === 'cancel') return void (await this.applyCancel(tx));
     if (move === 'pause') {
       if (request.pause_duration === undefined) throw billingError('INVALID_SUBSCRIPTION');
       await tx.update({ status: nextStatus(s.status, 'pause'), pause_duration_days: request.pause_duration });
-      return;
+      return undefined;
     }
     const to = nextStatus(s.status, 'resume');
     if (s.status === S.PAUSED) {
@@ -203,24 +267,17 @@ export class ChangesService {
         { start: now, end: addInterval(now, ...intervalOf(plans, s)) },
         'renewal',
       );
-      await tx.insertInvoice(invoice);
       if (!s.payment_source_id) throw billingError('PAYMENT_SOURCE_REQUIRED');
-      const paymentId = this.ledger.newId();
-      const { result, payment } = await this.ledger.charge(s, invoice, s.payment_source_id, {
-        paymentId,
-        key: `kith_payment_${paymentId}`,
-        offSession: false,
-        description: await this.describe(s),
-        now,
-      });
-      if (result.status !== 'succeeded')
-        throw billingError(result.status === 'declined' ? 'CARD_DECLINED' : 'CONFIRMATION_REQUIRED', { payment_id: paymentId });
-      await tx.insertPayment(payment);
-      await this.settle(tx, invoice, now, [paymentUpdate(s.user_id, payment)]);
-      return;
+      await tx.insertInvoice(invoice);
+      if (invoice.total <= 0) {
+        await this.settle(tx, invoice, now, []);
+        return undefined;
+      }
+      return this.record(tx, invoice, s.payment_source_id, { kind: 'resume' }, hash, { description: await this.describe(s), now });
     }
     await tx.update({ status: to, canceled_at: null, pause_duration_days: null, next_action_at: s.current_period_end });
     await this.ledger.reconcile(tx, await this.catalogue.plans(s.items.map((i) => i.plan_id)));
+    return undefined;
   }
 
   private async applyCancel(tx: SubscriptionTx): Promise<void> {

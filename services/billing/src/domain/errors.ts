@@ -1,15 +1,28 @@
 import { ApiError } from '@kith/platform';
 
 /**
- * The billing errors of the platform (shared/reference/errors-and-conventions.md; the 1000xx
- * codes), in one catalogue. Extra fields (a payment's id) ride on the body as the platform does.
+ * The billing errors of the platform, in one catalogue. Codes and messages are the platform's as
+ * the public error-code list has them: discord-userdoccers, `pages/datamining/errors.mdx` (commit
+ * 18baa186, "Unknown API object" and "Billing" tables; the list now lives behind the site's
+ * `pages/topics/errors.mdx` embed), and shared/reference/errors-and-conventions.md. Where the
+ * platform documents no code, the entry says so (UNDOCUMENTED). Extra fields (a payment's id)
+ * ride on the body as the platform does.
  */
 const entries = {
+  // UNDOCUMENTED: the list has no "Unknown Subscription". 10073 is its "Unknown Subscription Plan",
+  // the nearest unknown-object code of the subscription family; kept until the real one is seen.
   UNKNOWN_SUBSCRIPTION: { code: 10073, status: 404, message: 'Unknown Subscription' },
+  // 10027 Unknown SKU.
   UNKNOWN_SKU: { code: 10027, status: 404, message: 'Unknown SKU' },
-  UNKNOWN_PAYMENT_SOURCE: { code: 10075, status: 404, message: 'Unknown Payment Source' },
-  UNKNOWN_INVOICE: { code: 10076, status: 404, message: 'Unknown Subscription Invoice' },
-  UNKNOWN_SLOT: { code: 10074, status: 404, message: 'Unknown Premium Guild Subscription Slot' },
+  // 50048 Invalid Payment Source: the documented answer for a payment source id the user does not hold
+  // (the list has no "Unknown Payment Source"; 10075 there is "Unknown directory entry").
+  UNKNOWN_PAYMENT_SOURCE: { code: 50048, status: 404, message: 'Invalid Payment Source' },
+  // 100059 Open invoice not found (10076 there is "Unknown promotion").
+  UNKNOWN_INVOICE: { code: 100059, status: 404, message: 'Open invoice not found' },
+  // 10055 Unknown Premium Guild Subscription Slot.
+  UNKNOWN_SLOT: { code: 10055, status: 404, message: 'Unknown Premium Guild Subscription Slot' },
+  // 10100 Unknown user discount.
+  UNKNOWN_USER_DISCOUNT: { code: 10100, status: 404, message: 'Unknown user discount' },
   INVALID_PAYMENT_SOURCE: { code: 100002, status: 400, message: 'Invalid payment source' },
   INVALID_SUBSCRIPTION: { code: 100003, status: 400, message: 'Invalid subscription' },
   ALREADY_SUBSCRIBED: { code: 100004, status: 400, message: 'Already subscribed' },
@@ -17,16 +30,23 @@ const entries = {
   PAYMENT_SOURCE_REQUIRED: { code: 100006, status: 400, message: 'Payment source required' },
   ALREADY_CANCELED: { code: 100007, status: 400, message: 'Already canceled' },
   INVALID_PAYMENT: { code: 100008, status: 400, message: 'Invalid payment' },
-  PRICE_MISMATCH: { code: 100008, status: 400, message: 'The price of this purchase differs from the price expected' },
-  PAYMENT_IN_PROGRESS: { code: 100031, status: 400, message: 'A payment is already in progress' },
+  // UNDOCUMENTED as its own code: a charge that differs from expected_invoice_price /
+  // expected_renewal_price is refused as 100008 Invalid payment, with what was expected and what it is.
+  PRICE_MISMATCH: { code: 100008, status: 400, message: 'Invalid payment' },
+  ALREADY_REFUNDED: { code: 100009, status: 400, message: 'Already refunded' },
+  PAYMENT_IN_PROGRESS: { code: 100031, status: 400, message: 'There is already a payment in progress' },
   INVALID_SUBSCRIPTION_ITEM: { code: 100034, status: 400, message: 'Invalid subscription item' },
   ITEMS_REQUIRED: { code: 100037, status: 400, message: 'Subscription items are required' },
-  CANNOT_PREVIEW: { code: 100038, status: 400, message: 'Cannot preview this update' },
+  CANNOT_PREVIEW: { code: 100038, status: 400, message: 'Cannot preview this subscription update' },
   CONFIRMATION_REQUIRED: { code: 100047, status: 400, message: 'Confirmation required' },
-  CARD_DECLINED: { code: 100054, status: 400, message: 'Your card was declined' },
+  REFUND_FAILED: { code: 100048, status: 400, message: 'Could not process this refund. Please contact support.' },
+  CARD_DECLINED: { code: 100054, status: 400, message: 'The card was declined.' },
+  DISCOUNT_NOT_AVAILABLE: { code: 100086, status: 400, message: 'Discount not available for redemption.' },
+  // 10050 Unknown premium server subscribe cooldown (errors-and-conventions.md words it for guilds).
   UNKNOWN_COOLDOWN: { code: 10050, status: 404, message: 'Unknown premium guild subscription cooldown' },
   PREMIUM_REQUIRED: { code: 20015, status: 403, message: 'This action requires a premium subscription.' },
-  BOOST_COOLDOWN: { code: 100050, status: 400, message: 'Premium guild subscription slot changes are on cooldown' },
+  // 50069 Must wait for premium server subscription cooldown to expire.
+  BOOST_COOLDOWN: { code: 50069, status: 400, message: 'Must wait for premium server subscription cooldown to expire' },
   LOAD_ID_REUSED: { code: 50035, status: 400, message: 'Invalid Form Body' },
 } as const;
 
@@ -42,4 +62,10 @@ export function billingError(name: BillingErrorName, extra?: Record<string, unkn
 /** A body this service answered with: a purchase's stored outcome is replayed as it was. */
 export function errorFromBody(status: number, body: { code: number; message: string }): ApiError {
   return new ApiError(status, body);
+}
+
+/** Whether `err` is this catalogue's error `name` (compared by code and status). */
+export function isBillingError(err: unknown, name: BillingErrorName): boolean {
+  const e = entries[name];
+  return err instanceof ApiError && err.status === e.status && err.body.code === e.code;
 }

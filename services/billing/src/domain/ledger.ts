@@ -2,7 +2,7 @@ import type { DomainEvent } from '@kith/platform';
 import { gatewayFailure } from './gateway-errors.js';
 import type { PaymentSourcesService } from './payment-sources.service.js';
 import type { PricedInvoice } from './pricing.js';
-import type { ChargeResult, Ids, PaymentGateway, SlotRecord, SubscriptionTx } from './ports.js';
+import type { ChargeRequest, ChargeResult, Ids, PaymentGateway, SlotRecord, SubscriptionTx } from './ports.js';
 import { paymentUpdate } from './purchase.service.js';
 import { grantsPerks } from './status.js';
 import { InvoiceStatus, PaymentStatus, type Invoice, type Payment, type Plan, type Subscription, type SubscriptionItem } from './types.js';
@@ -114,6 +114,62 @@ export class Ledger {
       created_at: options.now,
     };
     return { result, payment };
+  }
+
+  /**
+   * A payment about to be made by a user's request, and the exact request the gateway is sent for
+   * it (and sent again, unchanged, by whoever resumes it): its idempotency key is fixed here.
+   */
+  async prepare(
+    subscription: Subscription,
+    invoice: Invoice,
+    sourceId: string,
+    options: { paymentId: string; returnUrl?: string | undefined; description: string; now: Date },
+  ): Promise<{ payment: Payment; request: ChargeRequest }> {
+    const source = await this.sources.get(subscription.user_id, sourceId);
+    const key = `kith_payment_${options.paymentId}`;
+    const request: ChargeRequest = {
+      customerId: await this.sources.customerOf(subscription.user_id),
+      gatewaySourceId: source.gateway_source_id,
+      amount: invoice.total,
+      currency: invoice.currency,
+      description: options.description,
+      idempotencyKey: key,
+      ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}),
+      offSession: false,
+      metadata: { user_id: subscription.user_id, subscription_id: subscription.id, payment_id: options.paymentId },
+    };
+    const first = invoice.items.find((l) => l.amount > 0) ?? invoice.items[0];
+    const payment: Payment = {
+      id: options.paymentId,
+      user_id: subscription.user_id,
+      subscription_id: subscription.id,
+      invoice_id: invoice.id,
+      payment_source_id: source.id,
+      amount: invoice.total,
+      tax: invoice.tax,
+      tax_inclusive: invoice.tax_inclusive,
+      currency: invoice.currency,
+      status: PaymentStatus.PENDING,
+      description: options.description,
+      sku_id: first?.sku_id ?? null,
+      plan_id: first?.plan_id ?? null,
+      gateway_payment_id: null,
+      idempotency_key: key,
+      error_code: null,
+      amount_refunded: 0,
+      created_at: options.now,
+    };
+    return { payment, request };
+  }
+
+  /** Cancels a charge waiting for the customer; where it stands after (it may have gone through). */
+  async cancel(gatewayPaymentId: string, key: string): Promise<ChargeResult> {
+    try {
+      return await this.gateway.cancel(gatewayPaymentId, key);
+    } catch (err) {
+      throw gatewayFailure(err);
+    }
   }
 
   async retrieve(gatewayPaymentId: string): Promise<ChargeResult> {

@@ -85,7 +85,10 @@ export interface PaymentGateway {
   charge(request: ChargeRequest): Promise<ChargeResult>;
   /** Where a charge stands now (after a confirmation the user did at the gateway). */
   retrieve(gatewayPaymentId: string): Promise<ChargeResult>;
-  refund(gatewayPaymentId: string, idempotencyKey: string): Promise<void>;
+  /** Cancels a charge still waiting for the customer; answers where it stands (it may have succeeded meanwhile). */
+  cancel(gatewayPaymentId: string, idempotencyKey: string): Promise<ChargeResult>;
+  /** Gives back `amount` (all of it when absent) of a charge; the amount refunded by this refund. */
+  refund(gatewayPaymentId: string, idempotencyKey: string, amount?: number): Promise<{ amount: number }>;
 }
 
 // ---------------------------------------------------------------- stores
@@ -183,6 +186,33 @@ export interface SlotRecord {
   boost: { id: string; guild_id: string; created_at: Date } | null;
 }
 
+/** What a payment recorded before its charge applies once the gateway took the money. */
+export type PaymentPurpose =
+  /** New items for the rest of the period (an upgrade), valid while the subscription still has `from` until `period_end`. */
+  | { kind: 'change'; items: { plan_id: string; quantity: number }[]; from: { plan_id: string; quantity: number }[]; period_end: string }
+  /** An open invoice paid (Pay Subscription Invoice), with the source it was paid with. */
+  | { kind: 'invoice'; source_id: string }
+  /** A paused subscription resumed with a new period, paid now. */
+  | { kind: 'resume' };
+
+/** A payment recorded before its charge, with the exact request the gateway is (again) sent. */
+export interface OpenPayment extends Payment {
+  purpose: PaymentPurpose;
+  charge_request: ChargeRequest;
+  request_hash: string | null;
+  /** Whether a request is asking the gateway about it right now. */
+  leased: boolean;
+  refund_due: boolean;
+}
+
+export interface RecordPayment {
+  payment: Payment;
+  purpose: PaymentPurpose;
+  chargeRequest: ChargeRequest;
+  requestHash: string;
+  leaseMs: number;
+}
+
 /** One subscription, locked for a change, and what may be written with it in the same transaction. */
 export interface SubscriptionTx {
   readonly subscription: Subscription;
@@ -196,6 +226,24 @@ export interface SubscriptionTx {
   /** The latest payment still waiting at the gateway (a confirmation), if any. */
   pendingPayment(): Promise<Payment | undefined>;
   setPayment(id: string, patch: { status: number; error_code?: number | null }): Promise<void>;
+  /** The payment recorded for this subscription and not yet settled, if any (one at a time). */
+  openPayment(): Promise<OpenPayment | undefined>;
+  /** Records a payment before it is charged, leased to the caller for `leaseMs`. */
+  recordPayment(record: RecordPayment): Promise<void>;
+  /** Leases an open payment to the caller (a retry of the request that made it). */
+  takePayment(id: string, leaseMs: number): Promise<void>;
+  /** Settles a payment: its status, the gateway's id for it, and whether it must be refunded. */
+  settlePayment(
+    id: string,
+    patch: {
+      status: number;
+      error_code?: number | null;
+      gateway_payment_id?: string | null;
+      refund_due?: boolean;
+      /** Still waiting (for the customer): when the scheduler looks at it again. */
+      lookAgainMs?: number;
+    },
+  ): Promise<void>;
   slots(): Promise<SlotRecord[]>;
   addSlots(ids: string[]): Promise<void>;
   /** Removes slots, ending their boosts; returns the guilds that lost one. */
@@ -233,6 +281,16 @@ export interface SubscriptionStore {
   nextDue(now: Date, fn: (tx: SubscriptionTx) => Promise<void>): Promise<boolean>;
   /** Moves a due subscription's next look to `at` (its handling failed and wrote nothing). */
   postpone(id: string, at: Date): Promise<void>;
+
+  /** Runs `fn` with a recorded payment and its subscription locked (waiting for them); undefined when it is gone. */
+  withPayment<T>(paymentId: string, fn: (tx: SubscriptionTx, payment: OpenPayment) => Promise<T>): Promise<T | undefined>;
+  /** Ends a caller's lease on a payment: whoever comes next may ask the gateway about it. */
+  releasePayment(paymentId: string): Promise<void>;
+  /** Leases the next open payment nobody is asking about (oldest first; SKIP LOCKED), or the next refund due. */
+  nextUnsettled(leaseMs: number): Promise<OpenPayment | undefined>;
+  nextRefundDue(leaseMs: number): Promise<OpenPayment | undefined>;
+  /** Records a refund the gateway made (once), with its event. */
+  markRefunded(paymentId: string, amount: number, events: (p: Payment) => DomainEvent[]): Promise<Payment | undefined>;
 }
 
 export type { ItemRequest, PricedInvoice, PaymentStatus, RenewalMutations, SubscriptionStatus };

@@ -50,7 +50,12 @@ class FakeGateway implements PaymentGateway {
   async retrieve(id: string): Promise<ChargeResult> {
     return { status: 'succeeded', gatewayPaymentId: id };
   }
-  async refund() {}
+  async refund() {
+    return { amount: 0 };
+  }
+  async cancel(): Promise<ChargeResult> {
+    throw new Error('not used');
+  }
 }
 
 const SOURCE: PaymentSource = {

@@ -335,7 +335,7 @@ export function paymentUpdate(userId: string, payment: Payment): DomainEvent {
 }
 
 /** A purchase's body as the idempotency check compares it: keys sorted, so order never matters. */
-export function requestHash(request: CreateSubscription): string {
+export function requestHash(request: CreateSubscription | Record<string, unknown>): string {
   return createHash('sha256').update(canonical(request)).digest('hex');
 }
 

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '@kith/platform';
 import { intervalOf, type ChangesService } from './changes.service.js';
+import { isBillingError } from './errors.js';
 import { Ledger, paymentUpdate, subscriptionsUpdated } from './ledger.js';
 import type { CatalogueStore, Clock, SubscriptionStore, SubscriptionTx } from './ports.js';
 import { addInterval, priceItems } from './pricing.js';
@@ -56,6 +57,12 @@ export class RenewalsService {
 
   private async handle(tx: SubscriptionTx, now: Date): Promise<void> {
     const s = tx.subscription;
+    // A payment a request made is still being settled (SettlementsService): it decides first, so
+    // an invoice is never charged by a renewal and a request at once.
+    if (await tx.openPayment()) {
+      await tx.update({ next_action_at: new Date(now.getTime() + GATEWAY_RETRY_MS) });
+      return;
+    }
     switch (s.status) {
       case S.UNPAID:
         return this.awaitConfirmation(tx, now);
@@ -132,7 +139,7 @@ export class RenewalsService {
       })
       .catch((err: unknown) => {
         // A source removed since is a failed payment; anything else (the gateway) is retried later.
-        if ((err as { body?: { code?: number } }).body?.code === 10075) return { result: null, payment: null };
+        if (isBillingError(err, 'UNKNOWN_PAYMENT_SOURCE')) return { result: null, payment: null };
         throw err;
       });
     if (!result || !payment) return this.fail(tx, invoice, plans, now, []);

@@ -80,7 +80,8 @@ export class StripeAdapter implements PaymentGateway {
             customer: request.customerId,
             payment_method: request.gatewaySourceId,
             description: request.description,
-            metadata: request.metadata,
+            // Keys in one order: a request sent again (from a stored copy) is the same request.
+            metadata: Object.fromEntries(Object.entries(request.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
             confirm: true,
             ...(request.offSession ? { off_session: true } : request.returnUrl ? { return_url: request.returnUrl } : {}),
           },
@@ -99,8 +100,22 @@ export class StripeAdapter implements PaymentGateway {
     return resultOf(await this.call(() => this.stripe.paymentIntents.retrieve(gatewayPaymentId)));
   }
 
-  async refund(gatewayPaymentId: string, idempotencyKey: string): Promise<void> {
-    await this.call(() => this.stripe.refunds.create({ payment_intent: gatewayPaymentId }, { idempotencyKey }));
+  async cancel(gatewayPaymentId: string, idempotencyKey: string): Promise<ChargeResult> {
+    try {
+      return resultOf(await this.call(() => this.stripe.paymentIntents.cancel(gatewayPaymentId, {}, { idempotencyKey })));
+    } catch (err) {
+      // Too late to cancel (it succeeded, or was canceled already): where it stands is the answer.
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state')
+        return this.retrieve(gatewayPaymentId);
+      throw err;
+    }
+  }
+
+  async refund(gatewayPaymentId: string, idempotencyKey: string, amount?: number): Promise<{ amount: number }> {
+    const refund = await this.call(() =>
+      this.stripe.refunds.create({ payment_intent: gatewayPaymentId, ...(amount !== undefined ? { amount } : {}) }, { idempotencyKey }),
+    );
+    return { amount: refund.amount };
   }
 
   /** Stripe's errors → the domain's: unreachable or late, a refused card, or a bug of ours. */
@@ -139,6 +154,8 @@ class DeclinedWithIntent extends Error {
 
 function resultOf(intent: Stripe.PaymentIntent): ChargeResult {
   switch (intent.status) {
+    case 'canceled':
+      return { status: 'declined', gatewayPaymentId: intent.id, declineCode: 'canceled' };
     case 'succeeded':
       return { status: 'succeeded', gatewayPaymentId: intent.id };
     case 'requires_action':

@@ -1,6 +1,7 @@
 import type { Logger } from '@kith/platform';
 import type { PerksService } from '../domain/perks.service.js';
 import type { RenewalsService } from '../domain/renewals.service.js';
+import type { SettlementsService } from '../domain/settlements.service.js';
 
 /**
  * Runs the renewals that are due and pushes pending perks, every `pollMs`, in every replica: the
@@ -16,6 +17,7 @@ export class RenewalScheduler {
   constructor(
     private readonly renewals: RenewalsService,
     private readonly perks: PerksService,
+    private readonly settlements: SettlementsService,
     private readonly options: { pollMs: number; batch: number },
     private readonly logger: Logger,
   ) {}
@@ -25,10 +27,16 @@ export class RenewalScheduler {
     this.schedule();
   }
 
-  /** One pass: due subscriptions (up to a batch), then perks. Tests call it after moving the clock. */
+  /**
+   * One pass: payments requests left pending (settled, or refunded), due subscriptions (up to a
+   * batch each), then perks. Tests call it after moving the clock.
+   */
   tick(): Promise<void> {
     this.running ??= (async () => {
       try {
+        await this.settlements.recover(this.options.batch, (err, paymentId) =>
+          this.logger.warn({ err, paymentId }, 'settling a payment failed; the next pass asks again'),
+        );
         await this.renewals.runDue(this.options.batch);
         await this.perks.flush();
       } catch (err) {

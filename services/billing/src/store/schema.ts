@@ -128,6 +128,11 @@ export interface PaymentsTable {
   error_code: number | null;
   amount_refunded: Generated<number>;
   created_at: Timestamp;
+  purpose: Generated<unknown>;
+  charge_request: Generated<unknown>;
+  request_hash: Generated<string | null>;
+  lease_until: Generated<Date | null>;
+  refund_due: Generated<boolean>;
 }
 
 export interface PurchasesTable {

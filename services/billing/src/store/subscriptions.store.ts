@@ -4,6 +4,7 @@ import { billingError } from '../domain/errors.js';
 import type {
   Claim,
   NewSubscription,
+  OpenPayment,
   PurchaseOutcome,
   SlotRecord,
   SubscriptionPatch,
@@ -63,6 +64,18 @@ export const toInvoice = (r: {
 });
 
 export const toPayment = (r: Payment): Payment => ({ ...r });
+
+type OpenPaymentRow = Omit<OpenPayment, 'leased'> & { leased: boolean | null; lease_until?: Date | null };
+
+/** A recorded payment as the domain sees it (its lease as a flag, without the column). */
+const toOpenPayment = (r: OpenPaymentRow): OpenPayment => {
+  const { lease_until: _lease, ...rest } = r;
+  void _lease;
+  return { ...rest, leased: r.leased === true };
+};
+
+/** A payment's columns, and whether someone holds its lease now. */
+const OPEN_PAYMENT = sql`p.*, (p.lease_until IS NOT NULL AND p.lease_until > now()) AS leased`;
 
 export class PgSubscriptionStore implements SubscriptionStore {
   constructor(
@@ -314,6 +327,51 @@ export class PgSubscriptionStore implements SubscriptionStore {
     await this.db.updateTable('subscriptions').set({ next_action_at: at }).where('id', '=', id).execute();
   }
 
+  withPayment<T>(paymentId: string, fn: (tx: SubscriptionTx, payment: OpenPayment) => Promise<T>): Promise<T | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      // The subscription first, then the payment: the order every change takes them in.
+      const { rows } = await sql<SubscriptionRow>`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s
+        WHERE s.id = (SELECT subscription_id FROM payments WHERE id = ${paymentId}) FOR UPDATE OF s`.execute(trx);
+      if (!rows[0]) return undefined;
+      const payment = await sql<OpenPaymentRow>`SELECT ${OPEN_PAYMENT} FROM payments p WHERE p.id = ${paymentId} FOR UPDATE`.execute(trx);
+      if (!payment.rows[0]) return undefined;
+      return fn(this.tx(trx, toSubscription(rows[0])), toOpenPayment(payment.rows[0]));
+    });
+  }
+
+  async releasePayment(paymentId: string): Promise<void> {
+    await sql`UPDATE payments SET lease_until = now() WHERE id = ${paymentId} AND status = 0`.execute(this.db);
+  }
+
+  nextUnsettled(leaseMs: number): Promise<OpenPayment | undefined> {
+    return this.lease(sql`status = 0 AND purpose IS NOT NULL`, leaseMs);
+  }
+
+  nextRefundDue(leaseMs: number): Promise<OpenPayment | undefined> {
+    return this.lease(sql`refund_due`, leaseMs);
+  }
+
+  /** Leases the oldest payment matching `where` that nobody holds; replicas skip each other's. */
+  private async lease(where: ReturnType<typeof sql>, leaseMs: number): Promise<OpenPayment | undefined> {
+    const { rows } = await sql<OpenPaymentRow>`UPDATE payments p SET lease_until = now() + ${`${leaseMs} milliseconds`}::interval
+      WHERE p.id = (SELECT id FROM payments WHERE ${where} AND (lease_until IS NULL OR lease_until <= now())
+        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING p.*, true AS leased`.execute(this.db);
+    return rows[0] && toOpenPayment(rows[0]);
+  }
+
+  markRefunded(paymentId: string, amount: number, events: (p: Payment) => DomainEvent[]): Promise<Payment | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<Payment>`UPDATE payments SET amount_refunded = LEAST(amount, amount_refunded + ${amount}),
+          status = CASE WHEN amount_refunded + ${amount} >= amount THEN 4 ELSE status END, refund_due = false, lease_until = NULL
+        WHERE id = ${paymentId} AND refund_due RETURNING *`.execute(trx);
+      if (!rows[0]) return undefined;
+      const payment = toPayment(rows[0]);
+      await this.outbox.enqueue(trx, events(payment));
+      return payment;
+    });
+  }
+
   private tx(trx: Transaction<BillingDatabase>, subscription: Subscription): SubscriptionTx {
     const id = subscription.id;
     return {
@@ -369,12 +427,40 @@ export class PgSubscriptionStore implements SubscriptionStore {
           .selectAll()
           .where('subscription_id', '=', id)
           .where('status', '=', 0)
+          // A purchase's; those a request recorded before charging are settled on their own.
+          .where('purpose', 'is', null)
           .orderBy('id', 'desc')
           .executeTakeFirst();
         return row && toPayment(row as Payment);
       },
       setPayment: async (paymentId, patch) => {
         await trx.updateTable('payments').set(patch).where('id', '=', paymentId).execute();
+      },
+      openPayment: async () => {
+        const { rows } = await sql<OpenPaymentRow>`SELECT ${OPEN_PAYMENT} FROM payments p
+          WHERE p.subscription_id = ${id} AND p.status = 0 AND p.purpose IS NOT NULL`.execute(trx);
+        return rows[0] && toOpenPayment(rows[0]);
+      },
+      recordPayment: async ({ payment: p, purpose, chargeRequest, requestHash, leaseMs }) => {
+        await sql`INSERT INTO payments (id, user_id, subscription_id, invoice_id, payment_source_id, amount, tax, tax_inclusive, currency,
+            status, description, sku_id, plan_id, gateway_payment_id, idempotency_key, error_code, created_at,
+            purpose, charge_request, request_hash, lease_until)
+          VALUES (${p.id}, ${p.user_id}, ${p.subscription_id}, ${p.invoice_id}, ${p.payment_source_id}, ${p.amount}, ${p.tax},
+            ${p.tax_inclusive}, ${p.currency}, ${p.status}, ${p.description}, ${p.sku_id}, ${p.plan_id}, ${p.gateway_payment_id},
+            ${p.idempotency_key}, ${p.error_code}, ${p.created_at}, ${JSON.stringify(purpose)}::jsonb, ${JSON.stringify(chargeRequest)}::jsonb,
+            ${requestHash}, now() + ${`${leaseMs} milliseconds`}::interval)`.execute(trx);
+      },
+      takePayment: async (paymentId, leaseMs) => {
+        await sql`UPDATE payments SET lease_until = now() + ${`${leaseMs} milliseconds`}::interval WHERE id = ${paymentId}`.execute(trx);
+      },
+      settlePayment: async (paymentId, patch) => {
+        const { lookAgainMs, ...rest } = patch;
+        await sql`UPDATE payments SET status = ${rest.status},
+            error_code = ${rest.error_code === undefined ? sql`error_code` : sql`${rest.error_code}`},
+            gateway_payment_id = ${rest.gateway_payment_id === undefined ? sql`gateway_payment_id` : sql`${rest.gateway_payment_id}`},
+            refund_due = ${rest.refund_due ?? false},
+            lease_until = ${lookAgainMs === undefined ? sql`NULL` : sql`now() + ${`${lookAgainMs} milliseconds`}::interval`}
+          WHERE id = ${paymentId}`.execute(trx);
       },
       slots: () => slotsOf(trx, sql`s.subscription_id = ${id}`),
       addSlots: (ids) => this.insertSlots(trx, subscription.user_id, id, ids),

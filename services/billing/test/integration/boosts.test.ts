@@ -90,7 +90,7 @@ describe('premium guild subscription slots', () => {
     const again = await api(stack, user, 'PUT', `/guilds/${guild}/premium/subscriptions`, {
       user_premium_guild_subscription_slot_ids: [slots[0].id],
     });
-    expect(again.body.code).toBe(100050);
+    expect(again.body.code).toBe(50069);
     expect(
       (await api(stack, user, 'PUT', `/guilds/${guild}/premium/subscriptions`, { user_premium_guild_subscription_slot_ids: [slots[2].id] }))
         .status,
@@ -98,14 +98,14 @@ describe('premium guild subscription slots', () => {
     expect((await api(stack, user, 'GET', '/users/@me/guilds/premium/subscriptions/cooldown')).body.remaining).toBe(0);
     const second = await api(stack, user, 'POST', '/guilds', { name: 'second' });
     const over = await api(stack, user, 'DELETE', `/guilds/${guild}/premium/subscriptions/${applied[1].id}`);
-    expect(over.body.code).toBe(100050);
+    expect(over.body.code).toBe(50069);
     expect(
       (
         await api(stack, user, 'PUT', `/guilds/${second.body.id}/premium/subscriptions`, {
           user_premium_guild_subscription_slot_ids: [slots[1].id],
         })
       ).body.code,
-    ).toBe(100050);
+    ).toBe(50069);
     expect((await guildOf(user, guild)).premium_subscription_count).toBe(2);
     // Once the window has passed, the user may change again.
     stack.clock.advance(8 * DAY);
@@ -133,7 +133,7 @@ describe('premium guild subscription slots', () => {
       ),
     );
     expect(
-      answers.filter((a) => !(a.status === 200 || a.body.code === 100050 || a.body.code === 100034)).map((a) => [a.status, a.body]),
+      answers.filter((a) => !(a.status === 200 || a.body.code === 50069 || a.body.code === 100034)).map((a) => [a.status, a.body]),
     ).toEqual([]);
     const live = await stack.db
       .selectFrom('guild_boosts')
@@ -147,7 +147,7 @@ describe('premium guild subscription slots', () => {
     expect(counts.reduce((a, b) => a + b, 0)).toBe(live.length);
   });
 
-  it('when a slot is canceled, then it says so (twice is 100007) and can be uncanceled; others’ and unknown slots are 10074', async () => {
+  it('when a slot is canceled, then it says so (twice is 100007) and can be uncanceled; others’ and unknown slots are 10055', async () => {
     const { user, slots, guild } = await booster(PLANS.boostMonthly, 1);
     await api(stack, user, 'PUT', `/guilds/${guild}/premium/subscriptions`, { user_premium_guild_subscription_slot_ids: [slots[0].id] });
     const canceled = await api(stack, user, 'POST', `${slotsPath}/${slots[0].id}/cancel`);
@@ -156,8 +156,8 @@ describe('premium guild subscription slots', () => {
     expect((await api(stack, user, 'POST', `${slotsPath}/${slots[0].id}/cancel`)).body.code).toBe(100007);
     expect((await api(stack, user, 'POST', `${slotsPath}/${slots[0].id}/uncancel`)).body.canceled).toBe(false);
     const other = await newUser(stack);
-    expect((await api(stack, other, 'POST', `${slotsPath}/${slots[0].id}/cancel`)).body.code).toBe(10074);
-    expect((await api(stack, user, 'POST', `${slotsPath}/1/cancel`)).body.code).toBe(10074);
+    expect((await api(stack, other, 'POST', `${slotsPath}/${slots[0].id}/cancel`)).body.code).toBe(10055);
+    expect((await api(stack, user, 'POST', `${slotsPath}/1/cancel`)).body.code).toBe(10055);
     expect(
       (
         await api(stack, other, 'PUT', `/guilds/${guild}/premium/subscriptions`, {

@@ -175,13 +175,13 @@ describe('previews and invoices', () => {
     ).toBe('BASE_TYPE_REQUIRED');
   });
 
-  it('when an invoice of an active subscription is paid, then it is refused; an unknown invoice is 10076', async () => {
+  it('when an invoice of an active subscription is paid, then it is refused; an unknown invoice is 100059', async () => {
     const { user, s, card } = await subscribed(PLANS.boostMonthly);
     const [invoice] = (await api(stack, user, 'GET', `${sub(s.id)}/invoices`)).body as Body[];
     expect((await api(stack, user, 'POST', `${sub(s.id)}/invoices/${invoice.id}/pay`, { payment_source_id: card.id })).body.code).toBe(
       100008,
     );
-    expect((await api(stack, user, 'POST', `${sub(s.id)}/invoices/123/pay`, { payment_source_id: card.id })).body.code).toBe(10076);
+    expect((await api(stack, user, 'POST', `${sub(s.id)}/invoices/123/pay`, { payment_source_id: card.id })).body.code).toBe(100059);
   });
 });
 

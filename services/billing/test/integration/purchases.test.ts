@@ -103,7 +103,7 @@ describe('payment sources', () => {
   it('when another user’s source is read, changed or removed, then it is unknown to them', async () => {
     const [owner, other] = [await newUser(stack), await newUser(stack)];
     const card = await addCard(stack, owner);
-    expect((await api(stack, other, 'GET', `/users/@me/billing/payment-sources/${card.id}`)).body.code).toBe(10075);
+    expect((await api(stack, other, 'GET', `/users/@me/billing/payment-sources/${card.id}`)).body.code).toBe(50048);
     expect((await api(stack, other, 'PATCH', `/users/@me/billing/payment-sources/${card.id}`, { default: true })).status).toBe(404);
     expect((await api(stack, other, 'DELETE', `/users/@me/billing/payment-sources/${card.id}`)).status).toBe(404);
     expect((await api(stack, owner, 'GET', `/users/@me/billing/payment-sources/${card.id}`)).status).toBe(200);

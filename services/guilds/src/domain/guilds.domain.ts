@@ -5,6 +5,7 @@ import { DmService } from './dm.service.js';
 import { GuestService } from './guest.service.js';
 import { GuildsService } from './guilds.service.js';
 import { LookupService } from './lookup.service.js';
+import { MemberSearchService } from './member-search.service.js';
 import { MembersService } from './members.service.js';
 import { MembershipService } from './membership.service.js';
 import { MemberVerificationService } from './member-verification.service.js';
@@ -32,6 +33,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     roles: new RolesService(store, ids, channelService),
     members: new MembersService(store, users, membership),
     lookups: new LookupService(store, users, dms),
+    memberSearch: new MemberSearchService(store, users),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
     verification: new MemberVerificationService(store),

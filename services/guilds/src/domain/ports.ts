@@ -74,6 +74,8 @@ export interface MemberRepository {
   /** In user id order, after an id. */
   list(guildId: string, after: string | null, limit: number): Promise<MemberRecord[]>;
   ids(guildId: string, after: string | null, limit: number): Promise<string[]>;
+  /** Those of the ids that are members, in user id order. */
+  byIds(guildId: string, userIds: readonly string[]): Promise<MemberRecord[]>;
   /** Adds the member with these roles; the guild's member count goes up. */
   insert(member: NewMember, roleIds: readonly string[]): Promise<void>;
   /** False when they were not a member; otherwise the member count goes down. */

@@ -4,6 +4,7 @@ import type { ChannelApi } from '../domain/channel.api.js';
 import type { GuildsService as GuildsDomainService } from '../domain/guilds.service.js';
 import type { LookupService } from '../domain/lookup.service.js';
 import type { ManagedRolesService } from '../domain/managed-roles.service.js';
+import type { MemberSearchService } from '../domain/member-search.service.js';
 import type { MembershipService } from '../domain/membership.service.js';
 import type { PermissionService } from '../domain/permission.service.js';
 import { channelsGrpc } from './channels.grpc.js';
@@ -20,6 +21,7 @@ export interface GuildsDomain {
   channels: ChannelApi;
   guilds: GuildsDomainService;
   managedRoles: ManagedRolesService;
+  memberSearch: MemberSearchService;
 }
 
 /**

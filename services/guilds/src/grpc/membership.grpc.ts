@@ -2,6 +2,7 @@ import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { toMember } from '../domain/guild.view.js';
 import { isRowId } from '../domain/ids.js';
+import type { MemberSearch } from '../domain/member-search.service.js';
 import type { GuildsDomain } from './guilds.grpc.js';
 
 const MAX_PAGE = 1000;
@@ -11,11 +12,12 @@ function ids(...values: string[]): void {
     if (!isRowId(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
 }
 
-/** GetGuild, GetMember, AddMember, RemoveMember, ListGuildMemberIds, ListMutualGuildIds, GetReadyState. */
+/** GetGuild, GetMember, AddMember, RemoveMember, ListGuildMemberIds, SearchGuildMembers, ListMutualGuildIds, GetReadyState. */
 export function membershipGrpc({
   lookups,
   membership,
-}: Pick<GuildsDomain, 'lookups' | 'membership'>): Partial<ServiceImpl<typeof GuildsService>> {
+  memberSearch,
+}: Pick<GuildsDomain, 'lookups' | 'membership' | 'memberSearch'>): Partial<ServiceImpl<typeof GuildsService>> {
   return {
     async getGuild({ guildId }) {
       ids(guildId);
@@ -46,6 +48,17 @@ export function membershipGrpc({
       ids(guildId);
       const page = Math.min(Math.max(limit || MAX_PAGE, 1), MAX_PAGE);
       return { userIds: await lookups.memberIds(guildId, after && isRowId(after) ? after : null, page) };
+    },
+
+    async searchGuildMembers({ guildId, requesterId, query, userIds, limit, after, privileged }) {
+      ids(guildId, requesterId, ...userIds);
+      const search: MemberSearch =
+        userIds.length > 0
+          ? { kind: 'ids', userIds }
+          : query
+            ? { kind: 'query', query, limit }
+            : { kind: 'all', after: after && isRowId(after) ? after : null, privileged };
+      return memberSearch.search(guildId, requesterId, search);
     },
 
     async listMutualGuildIds({ userId, otherUserId }) {

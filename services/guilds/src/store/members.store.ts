@@ -57,6 +57,14 @@ export class PgMembers implements MemberRepository {
       .execute();
   }
 
+  byIds(guildId: string, userIds: readonly string[]): Promise<MemberRecord[]> {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return membersQuery(this.db, guildId)
+      .where('m.user_id', 'in', [...userIds])
+      .orderBy(sql`m.user_id::bigint`)
+      .execute();
+  }
+
   async ids(guildId: string, after: string | null, limit: number): Promise<string[]> {
     let query = this.db.selectFrom('members').select('user_id').where('guild_id', '=', guildId);
     if (after) query = query.where(sql`user_id::bigint`, '>', after);

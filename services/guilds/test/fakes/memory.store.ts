@@ -267,6 +267,10 @@ function memberRepository(s: () => State): MemberRepository {
       inGuild(guildId, after)
         .slice(0, limit)
         .map((m) => memberRecord(s(), m)),
+    byIds: async (guildId, userIds) =>
+      inGuild(guildId, null)
+        .filter((m) => userIds.includes(m.user_id))
+        .map((m) => memberRecord(s(), m)),
     ids: async (guildId, after, limit) =>
       inGuild(guildId, after)
         .slice(0, limit)

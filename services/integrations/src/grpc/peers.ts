@@ -15,6 +15,14 @@ export class AuthUsers implements UsersPort {
     return user;
   }
 
+  async resetBotToken(botUserId: string): Promise<string> {
+    return (await this.auth.resetBotToken({ userId: botUserId })).token;
+  }
+
+  async requireElevation(userId: string, sessionId: string | null, elevationToken: string): Promise<void> {
+    await this.auth.checkMfaElevation({ userId, sessionId: sessionId ?? '', elevationToken });
+  }
+
   async users(ids: string[]): Promise<Map<string, ContractUser>> {
     if (ids.length === 0) return new Map();
     const { users } = await this.auth.getUsers({ userIds: ids });

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { parse, userIdOf } from '@kith/platform';
+import { identityOf, parse, userIdOf } from '@kith/platform';
 import type { ApplicationsService } from '../domain/applications/applications.service.js';
 import type { AuthorizeService } from '../domain/applications/authorize.service.js';
 import {
@@ -33,6 +33,19 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
     const userId = userIdOf(res);
     const { application_id } = parse(applicationParams, req.params);
     res.json(await applications.update(userId, application_id, parse(updateApplicationBody, req.body)));
+  });
+
+  app.post('/applications/:application_id/bot/reset', async (req, res) => {
+    const userId = userIdOf(res);
+    const { application_id } = parse(applicationParams, req.params);
+    // Wherever the platform's clients carry the elevation JWT: either header, or the cookie `/mfa/finish` set.
+    const elevationToken =
+      req.get('x-discord-mfa-authorization') ??
+      req.get('x-service-mfa-authorization') ??
+      /(?:^|;\s*)__Secure-recent_mfa=([^;]*)/.exec(req.get('cookie') ?? '')?.[1] ??
+      '';
+    const caller = { userId, sessionId: identityOf(res).sessionId, elevationToken };
+    res.json(await applications.resetBotToken(caller, application_id));
   });
 
   app.get('/applications/:application_id/commands', async (req, res) => {

@@ -88,6 +88,14 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
   users(): Promise<Map<string, ContractUser>> {
     return Promise.resolve(new Map());
   }
+  resetBotToken(botUserId: string): Promise<string> {
+    this.calls.push(`resetBotToken ${botUserId}`);
+    return Promise.resolve(`token-of-${botUserId}`);
+  }
+  requireElevation(userId: string): Promise<void> {
+    this.calls.push(`requireElevation ${userId}`);
+    return Promise.resolve();
+  }
 
   // SocialPort
   recordAuthorization(userId: string, applicationId: string): Promise<void> {

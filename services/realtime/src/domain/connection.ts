@@ -48,6 +48,9 @@ export class GatewayConnection {
   guilds = new Set<string>();
   /** Guilds this connection's session is a guest of (guest invites): the access ends when the connection does. */
   guestGuilds = new Set<string>();
+  /** A bot's session, and the intents it identified with (what op 8 gives it). */
+  bot = false;
+  intents = 0;
   /** The session was ended (revoked): nothing is recorded for it on close. */
   ended = false;
   lastBeatAt: number;

@@ -184,6 +184,8 @@ export class Delivery {
     const planned = batch.outgoing.get(conn);
     const last = planned?.frames.at(-1);
     if (streamSeq <= (last?.streamSeq ?? conn.streamSeq)) return;
+    const only = event.internal?.gateway_session_id;
+    if (only !== undefined && only !== session.id) return;
     const moved = event.internal?.moved_to_session;
     if (event.internal?.revoked_session_ids?.includes(session.authSessionId)) {
       if (!moved) {

@@ -5,6 +5,8 @@ import { Delivery } from './delivery.js';
 import { GatewayService } from './gateway.service.js';
 import type { AuthPort, ClaimResult, ConnectionCountsPort, EventLogPort, GuildsPort, PresencePort, SessionStorePort } from './ports.js';
 
+const noSearch = async () => ({ members: [], notFound: [] });
+
 class FakeTransport implements Transport {
   readonly sent: { op: number; t: string | null; s: number | null; d: unknown }[] = [];
   closedWith: number | undefined;
@@ -44,6 +46,7 @@ function setup(
     append: async (writes) => writes.map(() => true),
     touch: async () => true,
     claim: async () => options.claim ?? { status: 'missing' },
+    intents: async () => 0,
     end: async (id) => void ended.push(id),
   };
   const events: EventLogPort = {
@@ -272,6 +275,7 @@ describe('GatewayService', () => {
 
   it('when guilds answers, then READY carries its guilds and private channels, and the connection follows those guilds', async () => {
     const guilds: GuildsPort = {
+      searchMembers: noSearch,
       readyState: async () => ({ guilds: [{ id: 'g1', name: 'G' }], privateChannels: [{ id: 'dm1', type: 1 }], guildIds: ['g1'] }),
     };
     const { connect, send } = setup({ guilds });
@@ -283,6 +287,7 @@ describe('GatewayService', () => {
 
   it('when guilds is down, then READY still comes, with no guilds', async () => {
     const guilds: GuildsPort = {
+      searchMembers: noSearch,
       readyState: async () => {
         throw new Error('unavailable');
       },
@@ -314,7 +319,7 @@ describe('GatewayService', () => {
 
   it('when the user joins a guild while READY is being put together, then GUILD_CREATE and the guild’s events follow READY', async () => {
     let answer!: (state: { guilds: unknown[]; privateChannels: unknown[]; guildIds: string[] }) => void;
-    const guilds: GuildsPort = { readyState: () => new Promise((resolve) => (answer = resolve)) };
+    const guilds: GuildsPort = { searchMembers: noSearch, readyState: () => new Promise((resolve) => (answer = resolve)) };
     const { connect, send, delivery } = setup({ guilds });
     const { conn, transport } = connect();
     const identified = send(conn, 2, { token: 'good', properties: {} });

@@ -16,6 +16,7 @@ import {
 } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import type { Delivery } from './delivery.js';
+import { MemberRequests, requestGuildMembersData } from './member-requests.js';
 import { audienceIncludes } from './membership.js';
 import type {
   AuthPort,
@@ -23,7 +24,10 @@ import type {
   GuildsPort,
   ConnectionCountsPort,
   PresencePort,
+  PresenceReader,
+  PresenceView,
   ReadyGuilds,
+  SessionReplies,
   SessionStorePort,
   SocialPort,
   StreamEvent,
@@ -47,6 +51,10 @@ export interface GatewayDeps {
   store: SessionStorePort;
   /** Presence updates (op 3); absent, they are accepted and not acted on. */
   presence?: PresencePort;
+  /** Who of a user's friends (READY) or a guild's members (op 8) is online, and how. */
+  presences?: PresenceReader;
+  /** Dispatches answering one session's request (op 8's chunks). */
+  replies?: SessionReplies;
   events: EventLogPort;
   position: StreamPosition;
   delivery: Delivery;
@@ -73,9 +81,11 @@ export class GatewayService {
   /** Ready connections counted online, by their user: each is counted off once when it goes. */
   private readonly counted = new Map<GatewayConnection, string>();
   private readonly now: () => number;
+  private readonly memberRequests: MemberRequests;
 
   constructor(private readonly deps: GatewayDeps) {
     this.now = deps.now ?? Date.now;
+    this.memberRequests = new MemberRequests(deps);
   }
 
   get connections(): number {
@@ -155,6 +165,7 @@ export class GatewayService {
     if (!isKnownOp(frame.op)) return this.close(conn, Close.UnknownOpcode);
     if (conn.phase !== 'ready') return this.close(conn, Close.NotAuthenticated);
     if (frame.op === Op.PresenceUpdate) return this.presenceUpdate(conn, frame.d);
+    if (frame.op === Op.RequestGuildMembers) return this.requestGuildMembers(conn, frame.d);
     // Every other documented opcode is accepted; those Kith keeps no state for are ignored.
   }
 
@@ -170,6 +181,16 @@ export class GatewayService {
     } catch (err) {
       this.deps.logger.warn({ err }, 'presence update failed');
     }
+  }
+
+  /** Op 8: answered with GUILD_MEMBERS_CHUNK; an invalid payload is 4001, as for op 3. */
+  private async requestGuildMembers(conn: GatewayConnection, data: unknown): Promise<void> {
+    const parsed = requestGuildMembersData.safeParse(data);
+    if (!parsed.success) return this.close(conn, Close.UnknownOpcode);
+    const session = conn.session;
+    if (!session) return;
+    const requester = { userId: session.userId, sessionId: session.id, bot: conn.bot, intents: conn.intents };
+    await this.memberRequests.handle(conn, requester, parsed.data);
   }
 
   /** Closes connections whose heartbeat is overdue. One pass over all of them, instead of a timer each. */
@@ -238,6 +259,8 @@ export class GatewayService {
     delivery.own(conn);
     const startsAfter = Math.max(position.current(), streamEnd);
     const { userId } = account;
+    conn.bot = account.bot;
+    conn.intents = identify.intents ?? 0;
     const [stillValid, current, relationships, guilds] = await Promise.all([
       this.stillValid(identify.token, conn, account),
       auth.currentUser(userId),
@@ -251,13 +274,28 @@ export class GatewayService {
     if (!conn.open) return;
     if (!stillValid) return this.revoked(conn);
     conn.guilds = new Set(guilds.guildIds);
+    const presences = await this.friendPresences(relationships);
 
     const ready = dispatchFrame(
       'READY',
       1,
-      readyPayload({ version: conn.version, sessionId, resumeUrl: options.publicUrl, account, current, identify, relationships, guilds }),
+      readyPayload({
+        version: conn.version,
+        sessionId,
+        resumeUrl: options.publicUrl,
+        account,
+        current,
+        identify,
+        relationships,
+        guilds,
+        presences,
+      }),
     );
-    await store.create(sessionId, { ...session, owner: conn.id, streamSeq: startsAfter, guildIds: guilds.guildIds }, ready);
+    await store.create(
+      sessionId,
+      { ...session, owner: conn.id, streamSeq: startsAfter, guildIds: guilds.guildIds, intents: conn.intents },
+      ready,
+    );
     if (!conn.open) return;
     if (identify.compress) conn.compressEachFrame();
     conn.seq = 1;
@@ -266,6 +304,16 @@ export class GatewayService {
     this.countOn(conn, userId);
     conn.send(ready);
     await delivery.drain(conn);
+  }
+
+  /** READY's presences: the user's friends who are online (a presence store outage leaves it empty). */
+  private friendPresences(relationships: unknown[]): Promise<PresenceView[]> {
+    const friendIds = relationships.flatMap((r) => {
+      const { id, type } = r as { id?: unknown; type?: unknown };
+      return type === 1 && typeof id === 'string' ? [id] : [];
+    });
+    const reader = this.deps.presences;
+    return this.readyPart('presences', reader && (() => reader.presences(friendIds)), []);
   }
 
   private async resume(conn: GatewayConnection, data: unknown): Promise<void> {
@@ -284,6 +332,8 @@ export class GatewayService {
     if (claim.status !== 'ok') return this.invalidSession(conn, claim.status);
     if (!conn.open) return;
     delivery.own(conn);
+    conn.bot = account.bot;
+    conn.intents = await store.intents(sessionId);
     conn.seq = claim.seq;
     conn.streamSeq = claim.streamSeq;
     // The session's guilds at its stream position, whichever replica served it: the replay below

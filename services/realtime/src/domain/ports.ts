@@ -33,6 +33,8 @@ export interface NewSession {
   streamSeq: number;
   /** The user's guilds at `streamSeq`: a resume checks guild audiences against them. */
   guildIds: string[];
+  /** Identify's intents (what op 8 gives a bot), kept for the connections that resume the session. */
+  intents?: number;
 }
 
 export type ClaimResult =
@@ -82,6 +84,8 @@ export interface SessionStorePort {
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
   claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult>;
+  /** The intents the session was identified with (0 when none, or the session is gone). */
+  intents(sessionId: string): Promise<number>;
   /** Forgets the session: it can no longer be resumed. With `owner`, only while that connection owns it. */
   end(sessionId: string, owner?: string): Promise<void>;
 }
@@ -129,8 +133,26 @@ export interface ReadyGuilds {
   guildIds: string[];
 }
 
+/** Request Guild Members (op 8) as guilds answers it: members rendered as the HTTP API renders them. */
+export interface MemberSearchRequest {
+  guildId: string;
+  requesterId: string;
+  query: string;
+  userIds: string[];
+  limit: number;
+  after: string;
+  privileged: boolean;
+}
+
+export interface FoundMembers {
+  members: ({ user: { id: string } } & Record<string, unknown>)[];
+  notFound: string[];
+}
+
 export interface GuildsPort {
   readyState(userId: string): Promise<ReadyGuilds>;
+  /** Throws the platform's error when the requester may not see them. */
+  searchMembers(request: MemberSearchRequest): Promise<FoundMembers>;
 }
 
 /**
@@ -153,4 +175,22 @@ export interface Presence {
 /** Where a user's presence is kept and who hears of its changes (their friends and guild members). */
 export interface PresencePort {
   update(userId: string, presence: Presence, guildIds: readonly string[]): Promise<void>;
+}
+
+/** A presence as READY, PRESENCE_UPDATE and GUILD_MEMBERS_CHUNK carry it. */
+export interface PresenceView {
+  user: { id: string };
+  status: string;
+  activities: unknown[];
+  client_status: Record<string, string>;
+}
+
+/** The presences of those of the users who are connected and not shown offline, in the order asked. */
+export interface PresenceReader {
+  presences(userIds: readonly string[]): Promise<PresenceView[]>;
+}
+
+/** Dispatches sent to one gateway session through the event stream (numbered, kept for resuming). */
+export interface SessionReplies {
+  send(session: { id: string; userId: string }, name: string, data: unknown): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { IdentifyData } from '../gateway/protocol.js';
-import type { CurrentUser, ReadyGuilds, TokenOwner } from './ports.js';
+import type { CurrentUser, PresenceView, ReadyGuilds, TokenOwner } from './ports.js';
 
 export interface ReadyInput {
   version: number;
@@ -10,6 +10,8 @@ export interface ReadyInput {
   identify: IdentifyData;
   relationships?: unknown[];
   guilds?: ReadyGuilds;
+  /** The online friends' presences. */
+  presences?: PresenceView[];
 }
 
 const emptyVersioned = () => ({ entries: [], partial: false, version: 0 });
@@ -24,7 +26,10 @@ function clientInfo(properties: Record<string, unknown>) {
 }
 
 /**
- * READY's `d`. Presences, read states and the like stay empty until the services that own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
+ * READY's `d`. Read states and the like stay empty until the services that own them exist; `session_id`, `resume_gateway_url` and `user` are what clients need to go on.
+ * Friends' presences come twice, as the platform sends them: `presences`, and `merged_presences`
+ * (with `user_id` for the user, and one list per guild in READY's guild order; none are sent at
+ * startup, so each is empty).
  */
 export function readyPayload(input: ReadyInput) {
   const { current, identify } = input;
@@ -39,7 +44,11 @@ export function readyPayload(input: ReadyInput) {
     guilds: input.guilds?.guilds ?? [],
     relationships: input.relationships ?? [],
     private_channels: input.guilds?.privateChannels ?? [],
-    presences: [],
+    presences: input.presences ?? [],
+    merged_presences: {
+      friends: (input.presences ?? []).map(({ user, ...rest }) => ({ user_id: user.id, ...rest })),
+      guilds: (input.guilds?.guilds ?? []).map(() => []),
+    },
     users: [],
     connected_accounts: [],
     guild_join_requests: [],

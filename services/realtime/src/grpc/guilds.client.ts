@@ -1,6 +1,6 @@
-import { channelView, guildCreateView, type ServiceClient } from '@kith/platform';
+import { channelView, guildCreateView, memberView, type ServiceClient } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
-import type { GuildsPort, ReadyGuilds } from '../domain/ports.js';
+import type { FoundMembers, GuildsPort, MemberSearchRequest, ReadyGuilds } from '../domain/ports.js';
 
 /** guilds' gRPC contract as READY needs it, rendered by the platform's one rendering of each object. */
 export class GrpcGuilds implements GuildsPort {
@@ -14,5 +14,10 @@ export class GrpcGuilds implements GuildsPort {
       privateChannels: answer.privateChannels.map((c) => channelView(c, userId)),
       guildIds: answer.guildIds,
     };
+  }
+
+  async searchMembers(request: MemberSearchRequest): Promise<FoundMembers> {
+    const answer = await this.client.searchGuildMembers(request);
+    return { members: answer.members.map(memberView), notFound: answer.notFound };
   }
 }

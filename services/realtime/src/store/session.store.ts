@@ -117,6 +117,7 @@ export class SessionStore implements SessionStorePort {
       owner: session.owner,
       seq: 1,
       sseq: session.streamSeq,
+      intents: session.intents ?? 0,
     };
     const multi = this.redis.multi().del(frames, guilds).hset(hash, fields).rpush(frames, firstFrame);
     if (session.guildIds.length > 0) multi.sadd(guilds, ...session.guildIds);
@@ -155,6 +156,10 @@ export class SessionStore implements SessionStorePort {
     );
     if (status !== 'ok') return { status: status as 'missing' | 'user' | 'seq' };
     return { status: 'ok', seq: Number(seq), streamSeq: Number(streamSeq), frames: sent ?? [], guildIds: guildIds ?? [] };
+  }
+
+  async intents(sessionId: string): Promise<number> {
+    return Number((await this.redis.hget(keys(sessionId)[0], 'intents')) ?? 0);
   }
 
   async end(sessionId: string, owner?: string): Promise<void> {

@@ -233,9 +233,13 @@ export class MessagesService {
     };
   }
 
-  /** A message event to the users who can view its channel (a thread's: by its parent's rules). */
+  /**
+   * A message event to the users who can view the channel it is in. A thread's audience is the
+   * thread's own (guilds decides it): a private thread's is its members and moderators
+   * (MANAGE_THREADS), never everyone who sees the parent.
+   */
   private async event(name: string, m: MessageRecord, payload: Record<string, unknown>): Promise<DomainEvent> {
-    return { name, audience: { users: await this.deps.guilds.viewerIds(m.parentChannelId) }, data: { ...payload, guild_id: m.guildId } };
+    return { name, audience: { users: await this.deps.guilds.viewerIds(m.channelId) }, data: { ...payload, guild_id: m.guildId } };
   }
 }
 

@@ -51,7 +51,7 @@ export interface GuildDirectory {
   channel(channelId: string): Promise<ChannelInfo | undefined>;
   /** The user's permissions in the channel, or undefined when they are not a member of its guild. */
   permissions(userId: string, guildId: string, channelId: string): Promise<bigint | undefined>;
-  /** The ids of the users who can view the channel (a thread: by its parent's rules). */
+  /** The ids of the users who can view the channel; a thread by guilds' rule for it (a private one: its members and moderators). */
   viewerIds(channelId: string): Promise<string[]>;
   /** The ids of the guild's roles. */
   roleIds(guildId: string): Promise<Set<string>>;

@@ -5,6 +5,7 @@ import { editSchema, executeSchema } from '../domain/message.input.js';
 import type { MessagesService } from '../domain/messages.service.js';
 import type { WebhookRecord } from '../domain/webhook.types.js';
 import type { WebhooksService } from '../domain/webhooks.service.js';
+import type { JsonBodies } from './json.body.js';
 import { isMultipart, readMultipart, type MultipartLimits } from './multipart.js';
 import { executeQuery, messageParams, messageQuery } from './schemas.js';
 import { webhookOf } from './webhooks.routes.js';
@@ -14,6 +15,7 @@ export interface MessageRouteDeps {
   messages: MessagesService;
   attachments: AttachmentsService;
   limits: MultipartLimits;
+  bodies: JsonBodies;
   logger: Logger;
 }
 
@@ -22,8 +24,11 @@ export function messageRoutes(app: Express, deps: MessageRouteDeps): void {
   const { webhooks, messages, attachments, logger } = deps;
 
   /** The request's JSON, or its multipart form with the files stored (the token was checked first). */
-  async function bodyOf(req: Request, webhook: WebhookRecord): Promise<{ payload: unknown; files: UploadedFile[] }> {
-    if (!isMultipart(req)) return { payload: req.body, files: [] };
+  async function bodyOf(req: Request, res: Response, webhook: WebhookRecord): Promise<{ payload: unknown; files: UploadedFile[] }> {
+    if (!isMultipart(req)) {
+      await deps.bodies.read(req, res);
+      return { payload: req.body, files: [] };
+    }
     return readMultipart(
       req,
       deps.limits,
@@ -45,7 +50,7 @@ export function messageRoutes(app: Express, deps: MessageRouteDeps): void {
   app.post('/webhooks/:webhookId/:token', async (req: Request, res: Response) => {
     const webhook = await webhookOf(webhooks, req);
     const query = parse(executeQuery, req.query);
-    const { payload, files } = await bodyOf(req, webhook);
+    const { payload, files } = await bodyOf(req, res, webhook);
     const prepared = await keepingFiles(files, async () =>
       messages.prepare(webhook, parse(executeSchema, payload), {
         threadId: query.thread_id,
@@ -70,7 +75,7 @@ export function messageRoutes(app: Express, deps: MessageRouteDeps): void {
     const webhook = await webhookOf(webhooks, req);
     const { messageId } = parse(messageParams, req.params);
     const query = parse(messageQuery, req.query);
-    const { payload, files } = await bodyOf(req, webhook);
+    const { payload, files } = await bodyOf(req, res, webhook);
     const edited = await keepingFiles(files, () =>
       messages.edit(webhook, messageId, parse(editSchema, payload), {
         threadId: query.thread_id,

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { ApiError, parse, type Logger } from '@kith/platform';
 import { renderGithub } from '../domain/formats/github.format.js';
 import { fromSlack, slackSchema } from '../domain/formats/slack.format.js';
@@ -6,6 +6,7 @@ import { executeSchema, type ExecuteInput } from '../domain/message.input.js';
 import type { MessagesService } from '../domain/messages.service.js';
 import type { WebhookRecord } from '../domain/webhook.types.js';
 import type { WebhooksService } from '../domain/webhooks.service.js';
+import type { JsonBodies } from './json.body.js';
 import { executeQuery } from './schemas.js';
 import { webhookOf } from './webhooks.routes.js';
 
@@ -13,8 +14,6 @@ import { webhookOf } from './webhooks.routes.js';
 const SERVICES = new Set(['slack', 'github']);
 
 /** Both senders may post a form with the JSON in its `payload` field instead of a JSON body. */
-const formBody = express.urlencoded({ extended: false, limit: '1mb' });
-
 function payloadOf(req: Request): unknown {
   const body = req.body as Record<string, unknown> | undefined;
   if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return body;
@@ -27,7 +26,11 @@ function payloadOf(req: Request): unknown {
 }
 
 /** Execute Service Webhook for the chat tool (Slack's incoming webhooks) and the code host (GitHub's deliveries). */
-export function serviceRoutes(app: Express, webhooks: WebhooksService, messages: MessagesService, logger: Logger): void {
+export function serviceRoutes(
+  app: Express,
+  deps: { webhooks: WebhooksService; messages: MessagesService; bodies: JsonBodies; logger: Logger },
+): void {
+  const { webhooks, messages, bodies, logger } = deps;
   async function post(req: Request, res: Response, webhook: WebhookRecord, input: ExecuteInput, answerWithoutWait: () => void) {
     const query = parse(executeQuery, req.query);
     const prepared = await messages.prepare(webhook, parse(executeSchema, input), { threadId: query.thread_id, service: true });
@@ -42,15 +45,17 @@ export function serviceRoutes(app: Express, webhooks: WebhooksService, messages:
     res.json(await webhooks.getWithToken(webhook));
   });
 
-  app.post('/webhooks/:webhookId/:token/slack', formBody, async (req: Request, res: Response) => {
+  app.post('/webhooks/:webhookId/:token/slack', async (req: Request, res: Response) => {
     const webhook = await webhookOf(webhooks, req);
+    await bodies.read(req, res);
     const input = fromSlack(parse(slackSchema, payloadOf(req)));
     // The chat tool's senders read a 200 with `ok`, as the tool itself answers.
     await post(req, res, webhook, input, () => void res.status(200).type('text/plain').send('ok'));
   });
 
-  app.post('/webhooks/:webhookId/:token/github', formBody, async (req: Request, res: Response) => {
+  app.post('/webhooks/:webhookId/:token/github', async (req: Request, res: Response) => {
     const webhook = await webhookOf(webhooks, req);
+    await bodies.read(req, res);
     const event = String(req.headers['x-github-event'] ?? '');
     const embed = renderGithub(event, payloadOf(req));
     // Events and actions the platform does not show are taken and dropped at once (a ping too).

@@ -50,8 +50,9 @@ export class ApplicationsService {
         '': { code: 'MAX_APPLICATIONS', message: `Maximum number of applications reached (${MAX_APPLICATIONS})` },
       });
     const bot = await this.users.createBot(input.name);
+    // The application's id is its bot's, as the platform's applications are (READY's `application.id`).
     const app = await this.store.insert({
-      id: this.ids.next(),
+      id: bot.id,
       owner_id: ownerId,
       name: input.name,
       description: input.description ?? '',
@@ -79,6 +80,17 @@ export class ApplicationsService {
     const app = await this.store.update(applicationId, patch);
     if (!app) throw ApiError.of('UNKNOWN_APPLICATION');
     return this.render(app);
+  }
+
+  /**
+   * Reset Application Bot Token: the owner, after a recent MFA verification, gets the bot's new
+   * token once (every earlier token stops working); it is never stored here or shown again.
+   */
+  async resetBotToken(caller: { userId: string; sessionId: string | null; elevationToken: string }, applicationId: string) {
+    const app = await this.owned(caller.userId, applicationId);
+    if (!app.bot_user_id) throw ApiError.of('UNKNOWN_APPLICATION');
+    await this.users.requireElevation(caller.userId, caller.sessionId, caller.elevationToken);
+    return { token: await this.users.resetBotToken(app.bot_user_id) };
   }
 
   async commands(userId: string, applicationId: string, guildId: string | null) {

@@ -7,6 +7,13 @@ export interface UsersPort {
   createBot(name: string): Promise<ContractUser>;
   /** Users by id; ones auth no longer knows are missing from the map. */
   users(ids: string[]): Promise<Map<string, ContractUser>>;
+  /** The bot's new token; auth revokes every earlier one and keeps only the new one's digest. */
+  resetBotToken(botUserId: string): Promise<string>;
+  /**
+   * A sensitive action needs a recent MFA verification of the caller's session (the elevation JWT
+   * of `POST /mfa/finish`); refused with the platform's 60003 body (a fresh ticket) otherwise.
+   */
+  requireElevation(userId: string, sessionId: string | null, elevationToken: string): Promise<void>;
 }
 
 export interface PermissionCheck {
