@@ -12,7 +12,7 @@ import { MEMBER_FLAG_IS_GUEST, type GuestService } from './guest.service.js';
 import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
 import type { GuildsStore, GuildsTx, GuildsUnit, IdSource, UserDirectory } from './ports.js';
-import type { GuildRecord, JoinRequestRecord, MemberRecord } from './records.js';
+import type { GuildRecord, JoinRequestRecord, MemberRecord, RoleRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
@@ -48,8 +48,10 @@ export async function guildCreateFor(
   guild: GuildRecord,
   member: MemberRecord,
   user: ContractUser | undefined,
+  /** The guild's roles when the caller has just read them. */
+  known?: readonly RoleRecord[],
 ): Promise<GuildCreate> {
-  const roles = await unit.roles.list(guild.id);
+  const roles = known ?? (await unit.roles.list(guild.id));
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,
@@ -102,42 +104,48 @@ export class MembershipService {
     const user = await userOf(this.users, userId);
     if (!user) throw ApiError.of('UNKNOWN_USER');
     return this.store.transaction(async (tx) => {
+      // The user's memberships one change at a time (the 100-guild cap); the guild only kept from
+      // being deleted meanwhile, so joins to one guild do not wait for each other.
       await tx.members.lockUser(userId);
-      // Then the guild row, as role changes take it: the roles read below cannot be deleted before they are given.
-      const guild = await tx.guilds.lock(guildId);
+      const guild = await tx.guilds.share(guildId);
       if (!guild) return { error: 10004 as const };
-      const existing = await tx.members.get(guildId, userId);
+      const { member: existing, banned, guildCount } = await tx.members.standing(guildId, userId);
       if (existing)
         return { error: 0 as const, alreadyMember: true, member: existing, guild: await guildCreateFor(tx, guild, existing, user) };
       if (options.guest && options.sessionId) {
         const admitted = await this.guests.admit(tx, guild, { id: userId, user }, options.sessionId, options.channelId ?? '');
         return admitted.error === 0 ? { ...admitted, alreadyMember: false } : admitted;
       }
-      if (await tx.members.ban(guildId, userId)) return { error: 40007 as const };
-      if ((await tx.members.countGuildsOf(userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
+      if (banned) return { error: 40007 as const };
+      if (guildCount >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
+      const wanted = [...new Set(options.roleIds ?? [])].filter((id) => id !== guildId);
+      // The roles to give cannot be deleted before they are given (a deleted one is just left out).
+      if (wanted.length > 0) await tx.roles.share(wanted);
       const roles = await tx.roles.list(guildId);
       const known = new Set(roles.filter((r) => !r.managed && r.id !== guildId).map((r) => r.id));
-      const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
+      const roleIds = wanted.filter((id) => known.has(id));
       // A guest join without a session (nothing to bind the access to) stays the flagged member it always was.
       const flags = options.guest ? MEMBER_FLAG_IS_GUEST : 0;
       const pending = guild.features.includes(MEMBER_VERIFICATION_GATE) && !options.bypassVerification;
-      await tx.members.insert({ guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags, pending }, roleIds);
-      const member = (await tx.members.get(guildId, userId))!;
-      const created = await guildCreateFor(tx, (await tx.guilds.get(guildId))!, member, user);
-      await tx.emit([
+      const member = await tx.members.insert(
+        { guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags, pending },
+        roleIds,
+      );
+      // The count as this join leaves it (others committing meanwhile make it approximate, as the platform's is).
+      const created = await guildCreateFor(tx, { ...guild, member_count: guild.member_count + 1 }, member, user, roles);
+      const events: DomainEvent[] = [
         { name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildCreateView(created) },
         { name: 'GUILD_MEMBER_ADD', audience: { guilds: [guildId] }, data: { ...renderMember(member, user), guild_id: guildId } },
-      ]);
+      ];
       if (pending) {
         const request = await tx.verification.startJoinRequest({ id: this.ids.next(), guild_id: guildId, user_id: userId });
-        await tx.emit([
-          {
-            name: 'GUILD_JOIN_REQUEST_CREATE',
-            audience: { users: [userId] },
-            data: { guild_id: guildId, status: request.status, request: joinRequestView(request) },
-          },
-        ]);
+        events.push({
+          name: 'GUILD_JOIN_REQUEST_CREATE',
+          audience: { users: [userId] },
+          data: { guild_id: guildId, status: request.status, request: joinRequestView(request) },
+        });
       }
+      await tx.emit(events);
       return { error: 0 as const, alreadyMember: false, member, guild: created };
     });
   }

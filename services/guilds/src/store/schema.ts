@@ -33,7 +33,6 @@ export interface GuildsTable {
   premium_progress_bar_enabled: Generated<boolean>;
   premium_subscription_count: Generated<number>;
   premium_tier: Generated<number>;
-  member_count: Generated<number>;
   created_at: Generated<Date>;
 }
 
@@ -162,6 +161,12 @@ export interface GuildGuestsTable {
   created_at: Generated<Date>;
 }
 
+export interface GuildMemberCountsTable {
+  guild_id: Id;
+  slot: number;
+  n: number;
+}
+
 export interface GuildsDatabase {
   guilds: GuildsTable;
   roles: RolesTable;
@@ -176,4 +181,5 @@ export interface GuildsDatabase {
   member_verification_forms: MemberVerificationFormsTable;
   guild_join_requests: GuildJoinRequestsTable;
   guild_guests: GuildGuestsTable;
+  guild_member_counts: GuildMemberCountsTable;
 }

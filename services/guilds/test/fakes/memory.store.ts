@@ -97,6 +97,7 @@ function fail(message: string): never {
 function guildRepository(s: () => State): GuildRepository {
   return {
     lock: async (id) => copy(s().guilds.get(id)),
+    share: async (id) => copy(s().guilds.get(id)),
     get: async (id) => copy(s().guilds.get(id)),
     async insert(guild) {
       if (s().guilds.has(guild.id)) fail(`guild ${guild.id} exists`);
@@ -195,6 +196,7 @@ function roleRepository(s: () => State): RoleRepository {
   const sorted = (roles: RoleRecord[]) => roles.sort((a, b) => a.position - b.position || byId(a.id, b.id));
   return {
     list: async (guildId) => copy(sorted([...s().roles.values()].filter((r) => r.guild_id === guildId))),
+    share: async () => undefined,
     get: async (guildId, roleId) => {
       const role = s().roles.get(roleId);
       return role?.guild_id === guildId ? copy(role) : undefined;
@@ -253,6 +255,13 @@ function memberRepository(s: () => State): MemberRepository {
   const repo: MemberRepository = {
     lockUser: async () => undefined,
     countGuildsOf: async (userId) => [...s().members.values()].filter((m) => m.user_id === userId).length,
+    async standing(guildId, userId) {
+      return {
+        member: await repo.get(guildId, userId),
+        banned: s().bans.has(key(guildId, userId)),
+        guildCount: await repo.countGuildsOf(userId),
+      };
+    },
     temporaryGuildsOf: async (userId) =>
       [...s().members.values()]
         .filter((m) => m.user_id === userId && m.temporary && s().guilds.get(m.guild_id)?.owner_id !== userId)
@@ -293,6 +302,7 @@ function memberRepository(s: () => State): MemberRepository {
       });
       await repo.addRoles(member.guild_id, member.user_id, roleIds);
       guild.member_count++;
+      return memberRecord(s(), s().members.get(key(member.guild_id, member.user_id))!);
     },
     async delete(guildId, userId) {
       if (!s().members.delete(key(guildId, userId))) return false;
