@@ -15,12 +15,18 @@ const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * their last connection goes (see MembershipService.endTemporary), and a guest session's access
  * when its connection goes.
  */
-export function followSessionsEnded(nc: NatsConnection, membership: MembershipService, logger: Logger): Promise<{ close(): void }> {
+export function followSessionsEnded(
+  nc: NatsConnection,
+  membership: MembershipService,
+  logger: Logger,
+  /** The stack's name (its DB_PREFIX): stacks sharing one NATS server must not share consumers, or take each other's events. */
+  stack: string,
+): Promise<{ close(): void }> {
   return followEvents(
     nc,
     [
-      { subject: SESSIONS_ENDED_SUBJECT, durable: 'guilds-sessions-ended' },
-      { subject: GUEST_SESSION_ENDED_SUBJECT, durable: 'guilds-guest-sessions-ended' },
+      { subject: SESSIONS_ENDED_SUBJECT, durable: `${stack}-guilds-sessions-ended` },
+      { subject: GUEST_SESSION_ENDED_SUBJECT, durable: `${stack}-guilds-guest-sessions-ended` },
     ],
     async (event) => {
       const data = event.data as { user_id?: unknown; session_id?: unknown } | undefined;
