@@ -15,7 +15,7 @@
 // The system runs on a redis-server of this run's own (port 6400 + BENCH_PORT_OFFSET), so that
 // Redis's CPU and command counts are this run's alone. BENCH_CPU_PROF=<dir> makes both gateways
 // and every service write a CPU profile there (bench/cpu-top.mjs reads them).
-// Knobs: BENCH_DURATION (s per run, default 10), BENCH_WARMUP (s, default 2), BENCH_SYSTEM_WARMUP
+// Knobs: BENCH_ROUNDS (on/off pairs, default 2), BENCH_DURATION (s per run, default 10), BENCH_WARMUP (s, default 2), BENCH_SYSTEM_WARMUP
 // (s per gateway before any run, default 8), BENCH_CONNECTIONS (default 10), BENCH_USERS (default
 // 400), BENCH_PORT_OFFSET (default 3000), BENCH_DB_PREFIX (default kith_bench_rl), BENCH_NO_README=1.
 // Bounded: BENCH_TIMEOUT (s, default 600) stops everything and exits 124.
@@ -55,7 +55,7 @@ const USERS = Math.round(positive('BENCH_USERS', 400));
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 3000));
 const TIMEOUT_S = positive('BENCH_TIMEOUT', 600);
 const DB_PREFIX = dbPrefix('kith_bench_rl');
-const ROUNDS = 2;
+const ROUNDS = Math.round(positive('BENCH_ROUNDS', 2));
 const BAR = 0.9;
 /** The run's own redis-server listens on this plus BENCH_PORT_OFFSET. */
 const REDIS_PORT_BASE = 6400;
@@ -166,7 +166,7 @@ function render(report) {
   const lines = [];
   lines.push(
     `Measured ${report.date} on ${report.machine.cpus}× ${report.machine.cpuModel} (\`nproc\` ${report.machine.nproc}), Node ${report.machine.node}; ` +
-      `load average at start ${report.machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' / ')}. autocannon ${report.settings.connections} connections, ` +
+      `load average (1/5/15 min) at start ${report.machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' / ')}, at end ${report.machine.loadavgAtEnd.map((l) => l.toFixed(2)).join(' / ')}. autocannon ${report.settings.connections} connections, ` +
       `${report.settings.users} tokens in turn (each under its global limit), ${report.settings.warmupSeconds} s warm-up + ${report.settings.durationSeconds} s per run, ` +
       `runs alternating, \`LOG_LEVEL=${report.settings.logLevel}\`.`,
   );

@@ -35,9 +35,9 @@ export type Unavailable = (err: unknown) => void;
  * each. The limiter (its fixed windows, the counts in Redis shared by every replica, its insurance
  * when Redis fails) decides everything; a lease only takes several points in one `consume`:
  *
- * - a take is as large as the requests waiting for it, or as the requests this replica admitted for
- *   the key in the window before, up to `maxLease`; one take per key is in flight at a time, and
- *   requests arriving meanwhile wait for it and are served from it;
+ * - a take is as large as the requests waiting for it, or as one more than the requests this
+ *   replica admitted for the key in the window before, up to `maxLease`; one take per key is in
+ *   flight at a time, and requests arriving meanwhile wait for it and are served from it;
  * - of a take that crosses the limit, only the points under it are handed out, and the replica
  *   refuses the key's requests itself until the window ends (the store has nothing left to give);
  * - a lease ends with its window, by a clock started before the take was sent, so never after
@@ -103,7 +103,8 @@ export class LeasedLimiter {
 
   private take(key: string, lease: Lease): void {
     const waiting = lease.queue!.length;
-    const size = Math.min(this.limit, Math.max(waiting, Math.min(this.maxLease, lease.previous)));
+    // One more than last window's: a key as busy as then needs one take per window, not two.
+    const size = Math.min(this.limit, Math.max(waiting, Math.min(this.maxLease, lease.previous + 1)));
     const sentAt = Date.now();
     const settle = (taken: number, consumed: number, msBeforeNext: number): void => {
       const queue = lease.queue!;
