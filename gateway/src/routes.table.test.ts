@@ -71,6 +71,7 @@ describe('serviceFor', () => {
     ['/channels/1/webhooks', 'webhooks'],
     ['/guilds/1/webhooks', 'webhooks'],
     ['/webhooks/1/secret-token', 'webhooks'],
+    ['/channels/1/followers', 'webhooks'],
     ['/attachments/1/2/cat.png', 'webhooks'],
     // realtime
     ['/gateway', 'realtime'],

@@ -29,6 +29,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/guilds\/\d+\/migrate-command-scope\/?$/, 'integrations'],
   [/^\/guilds\/\d+\/premium(\/|$)/, 'billing'],
   [/^\/(guilds|channels)\/\d+\/webhooks(\/|$)/, 'webhooks'],
+  // Follow Channel makes a webhook in the follower's channel.
+  [/^\/channels\/\d+\/followers\/?$/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
   [/^\/(applications|oauth2|connections)(\/|$)/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],

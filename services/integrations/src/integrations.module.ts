@@ -81,6 +81,7 @@ export function integrationsModule(
       new GrpcSocial(socialClient),
       ids,
       config.OAUTH2_AUTHORIZED_URL,
+      webhooks,
     ),
     closers: [async () => auth.close(), async () => guildsClient.close(), async () => socialClient.close()],
   };

@@ -6,6 +6,7 @@ import { WebhooksService as WebhooksGrpcService } from '@kith/proto/webhooks/v1/
 import type { WebhooksConfig } from './config.js';
 import { AttachmentsService } from './domain/attachments.service.js';
 import { MessagesService } from './domain/messages.service.js';
+import { ObjectSweeper } from './domain/object.sweeper.js';
 import { AesTokenVault } from './domain/webhook.token.js';
 import { WebhooksService } from './domain/webhooks.service.js';
 import { GuildDeletes } from './events/guild-deletes.js';
@@ -20,6 +21,7 @@ import { serviceRoutes } from './http/services.routes.js';
 import { webhookRoutes } from './http/webhooks.routes.js';
 import { DiskObjectStore } from './store/disk.objects.js';
 import { PgMessageStore } from './store/messages.store.js';
+import { PgDeletionQueue } from './store/object-deletions.store.js';
 import { S3ObjectStore } from './store/s3.objects.js';
 import type { WebhooksDatabase } from './store/schema.js';
 import { PgWebhookStore } from './store/webhooks.store.js';
@@ -41,14 +43,6 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
       const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR);
       const guilds = new GrpcGuildDirectory(guildsClient);
       const users = new AuthUsers(auth);
-      const webhooks = new WebhooksService({
-        store: new PgWebhookStore(db, outbox),
-        guilds,
-        users,
-        vault: new AesTokenVault(config.WEBHOOK_TOKEN_KEY),
-        ids,
-        apiUrl: config.PUBLIC_API_URL,
-      });
       const objects = config.S3_ENDPOINT
         ? new S3ObjectStore({
             endpoint: config.S3_ENDPOINT,
@@ -60,14 +54,27 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
           })
         : new DiskObjectStore(config.ATTACHMENTS_DIR);
       if (objects instanceof S3ObjectStore) await objects.ensureBucket();
+      // Files of deleted messages leave the store after their deletion commits (object_deletions).
+      const sweeper = new ObjectSweeper(new PgDeletionQueue(db), objects, log, {
+        intervalMs: config.OBJECT_SWEEP_INTERVAL_MS,
+        batch: 100,
+      });
+      const filesQueued = () => sweeper.wake();
+      const webhooks = new WebhooksService({
+        store: new PgWebhookStore(db, outbox, filesQueued),
+        guilds,
+        users,
+        vault: new AesTokenVault(config.WEBHOOK_TOKEN_KEY),
+        ids,
+        apiUrl: config.PUBLIC_API_URL,
+      });
       const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL);
       const messages = new MessagesService({
-        store: new PgMessageStore(db, outbox),
+        store: new PgMessageStore(db, outbox, filesQueued),
         // Every execution asks for its channel and audience: remembered for a second.
         guilds: new CachedGuildDirectory(guilds),
         users,
         ids,
-        dropFiles: (gone) => attachments.drop(gone),
       });
       const limits = { maxFiles: 10, maxFileBytes: config.MAX_FILE_BYTES, maxRequestBytes: config.MAX_REQUEST_BYTES };
       const deletes = new GuildDeletes(
@@ -78,6 +85,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         log,
       );
       await deletes.start();
+      sweeper.start();
       const bodies = new JsonBodies({ maxBytes: config.MAX_JSON_BYTES, budgetBytes: config.JSON_BUDGET_BYTES });
       return {
         ownJsonBody: ownsJsonBody,
@@ -93,6 +101,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         },
         closers: [
           async () => deletes.stop(),
+          () => sweeper.stop(),
           async () => auth.close(),
           async () => guildsClient.close(),
           async () => (objects instanceof S3ObjectStore ? objects.close() : undefined),

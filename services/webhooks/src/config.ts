@@ -36,6 +36,11 @@ export const webhooksConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /**
+   * How often each replica looks for attachment files to remove (of deleted messages, webhooks,
+   * channels, guilds) beyond its own deletions, which start a sweep at once; failures retry later.
+   */
+  OBJECT_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
   /** Attachments on disk when no S3_ENDPOINT is set. */
   ATTACHMENTS_DIR: z.string().default(join(tmpdir(), 'kith-attachments')),
   /** One file of a message at most (the platform's upload limit). */

@@ -3,7 +3,16 @@ import type { AuthService } from '@kith/proto/auth/v1/auth';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { SocialService } from '@kith/proto/social/v1/social';
 import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
-import type { GuildsPort, PermissionCheck, PrivateChannel, SocialPort, UsersPort, WebhooksPort } from '../domain/integrations/ports.js';
+import type {
+  ApplicationWebhookRequest,
+  ApplicationWebhookView,
+  GuildsPort,
+  PermissionCheck,
+  PrivateChannel,
+  SocialPort,
+  UsersPort,
+  WebhooksPort,
+} from '../domain/integrations/ports.js';
 
 /** Users from auth over gRPC. */
 export class AuthUsers implements UsersPort {
@@ -93,5 +102,32 @@ export class GrpcWebhooks implements WebhooksPort {
   async deleteIntegrationWebhooks(guildId: string, _integrationId: string, applicationId: string | null): Promise<void> {
     if (!applicationId) return;
     await this.webhooks.deleteApplicationWebhooks({ guildId, applicationId });
+  }
+
+  async createApplicationWebhook(r: ApplicationWebhookRequest): Promise<{ errorCode: number; webhook?: ApplicationWebhookView }> {
+    const { errorCode, webhook: w } = await this.webhooks.createApplicationWebhook({
+      userId: r.userId,
+      channelId: r.channelId,
+      guildId: r.guildId ?? '',
+      applicationId: r.applicationId,
+      name: r.name,
+      avatar: r.avatar ?? '',
+      applicationUserId: r.applicationUserId ?? '',
+    });
+    if (errorCode !== 0 || !w) return { errorCode: errorCode || 10003 };
+    return {
+      errorCode: 0,
+      webhook: {
+        id: w.id,
+        type: w.type,
+        guild_id: w.guildId,
+        channel_id: w.channelId,
+        name: w.name,
+        avatar: w.avatar || null,
+        application_id: w.applicationId,
+        token: w.token,
+        url: w.url,
+      },
+    };
   }
 }

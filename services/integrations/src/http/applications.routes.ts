@@ -92,6 +92,7 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
         authorize: body.authorize,
         guildId: body.guild_id,
         channelId: body.channel_id,
+        webhookChannelId: body.webhook_channel_id,
       }),
     );
   });

@@ -90,6 +90,7 @@ export const authorizeBody = z.object({
   authorize: z.boolean(),
   guild_id: snowflakeField.optional(),
   channel_id: snowflakeField.optional(),
+  webhook_channel_id: snowflakeField.optional(),
   permissions: z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]).optional(),
   integration_type: z.number().int().min(0).max(1).optional(),
 });

@@ -59,12 +59,6 @@ export class AttachmentsService {
     await this.objects.delete(files.map((f) => f.key));
   }
 
-  /** Removes the files of attachments (their keys are their URLs' paths). */
-  async drop(attachments: AttachmentView[]): Promise<void> {
-    const prefix = `${this.cdnUrl}/`;
-    await this.objects.delete(attachments.flatMap((a) => (a.url.startsWith(prefix) ? [a.url.slice(prefix.length)] : [])));
-  }
-
   get(channelId: string, id: string, filename: string): Promise<StoredObject | undefined> {
     return this.objects.get(`attachments/${channelId}/${id}/${safeFilename(filename)}`);
   }

@@ -37,6 +37,19 @@ export interface AttachmentView {
   height?: number;
 }
 
+/**
+ * An attachment's key in the object store: the end of its URL (`attachments/<channel>/<id>/<name>`,
+ * whatever origin serves it). The same pattern in SQL (POSIX) and here.
+ */
+export const ATTACHMENT_KEY_SQL = '(attachments/[0-9]+/[0-9]+/[^/]+)$';
+const ATTACHMENT_KEY = /(attachments\/[0-9]+\/[0-9]+\/[^/]+)$/;
+
+export const attachmentKeys = (attachments: AttachmentView[]): string[] =>
+  attachments.flatMap((a) => {
+    const key = ATTACHMENT_KEY.exec(a.url)?.[1];
+    return key ? [key] : [];
+  });
+
 /** Message flags a webhook may set. */
 export const MessageFlag = {
   SUPPRESS_EMBEDS: 1 << 2,

@@ -18,8 +18,6 @@ import { checkName } from './webhooks.service.js';
 import { THREAD_ONLY_TYPES, THREAD_TYPES, WebhookType, type ChannelInfo, type WebhookRecord } from './webhook.types.js';
 
 export interface MessagesDeps {
-  /** Removes the stored files of attachments a message no longer has (best effort: the message is what counts). */
-  dropFiles?: (attachments: AttachmentView[]) => Promise<void>;
   store: MessageStore;
   guilds: GuildDirectory;
   users: UserDirectory;
@@ -130,9 +128,9 @@ export class MessagesService {
       updated.components.length === 0;
     if (empty) throw ApiError.of('EMPTY_MESSAGE');
     const view = renderMessage(updated);
-    await this.deps.store.update(updated, [await this.event('MESSAGE_UPDATE', updated, view)]);
     const kept = new Set(updated.attachments.map((a) => a.id));
-    await this.dropFiles(message.attachments.filter((a) => !kept.has(a.id)));
+    const dropped = message.attachments.filter((a) => !kept.has(a.id));
+    await this.deps.store.update(updated, [await this.event('MESSAGE_UPDATE', updated, view)], dropped);
     return view;
   }
 
@@ -141,11 +139,6 @@ export class MessagesService {
     const event = await this.event('MESSAGE_DELETE', message, { id: message.id, channel_id: message.channelId });
     const gone = await this.deps.store.delete(webhook.id, message.id, () => [event]);
     if (!gone) throw ApiError.of('UNKNOWN_MESSAGE');
-    await this.dropFiles(gone.attachments);
-  }
-
-  private async dropFiles(attachments: AttachmentView[]): Promise<void> {
-    if (attachments.length > 0 && this.deps.dropFiles) await this.deps.dropFiles(attachments).catch(() => undefined);
   }
 
   /** A message this webhook posted (in the thread named, when one is): 10008 otherwise. */

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '@kith/platform';
 import type { ChannelInfo, WebhookRecord } from './webhook.types.js';
-import type { MessageRecord } from './message.types.js';
+import type { AttachmentView, MessageRecord } from './message.types.js';
 
 /** The webhooks' own data. Writes that change what clients see take the events to publish with them. */
 export interface WebhookStore {
@@ -39,11 +39,29 @@ export interface WebhookChanges {
   channelId?: string;
 }
 
+/**
+ * Every deletion of messages (and of what holds them: a webhook, a channel, a guild) queues their
+ * files for removal from the object store in the same transaction (DeletionQueue).
+ */
 export interface MessageStore {
   insert(message: MessageRecord, events: DomainEvent[]): Promise<void>;
   get(webhookId: string, messageId: string): Promise<MessageRecord | undefined>;
-  update(message: MessageRecord, events: DomainEvent[]): Promise<void>;
+  /** Saves the edit; `dropped` are the attachments it removed, whose files are queued for removal. */
+  update(message: MessageRecord, events: DomainEvent[], dropped: AttachmentView[]): Promise<void>;
   delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined>;
+}
+
+export interface SweepOutcome {
+  swept: number;
+  /** Keys that could not be removed this time: retried later. */
+  failed?: number;
+  error?: unknown;
+}
+
+/** Files waiting to be removed from the object store, kept until they are. */
+export interface DeletionQueue {
+  /** Takes up to `limit` due keys no other worker holds, runs `remove` on them, and forgets them once it succeeds. */
+  sweep(limit: number, remove: (keys: string[]) => Promise<void>): Promise<SweepOutcome>;
 }
 
 /** The guilds service: channels, permissions and who sees a channel. */
@@ -53,12 +71,20 @@ export interface GuildDirectory {
   permissions(userId: string, guildId: string, channelId: string): Promise<bigint | undefined>;
   /** The ids of the users who can view the channel; a thread by guilds' rule for it (a private one: its members and moderators). */
   viewerIds(channelId: string): Promise<string[]>;
+  /** A guild's id, name and icon hash, as a follower webhook shows its source guild; undefined when unknown. */
+  guild(guildId: string): Promise<GuildSummary | undefined>;
   /** The ids of the guild's roles. */
   roleIds(guildId: string): Promise<Set<string>>;
   /** Unarchives a thread a webhook posts into. */
   unarchiveThread(threadId: string): Promise<void>;
   /** Starts a forum (or media channel) post for a webhook's message; the thread's id is the message's. */
   createForumThread(thread: { channelId: string; threadId: string; name: string; appliedTags: string[]; ownerId: string }): Promise<void>;
+}
+
+export interface GuildSummary {
+  id: string;
+  name: string;
+  icon: string | null;
 }
 
 /** Users as auth renders them (the platform's partial user). */

@@ -9,6 +9,8 @@ export interface WebhookRecord {
   name: string;
   avatar: string | null;
   applicationId: string | null;
+  /** APPLICATION webhooks: the application's own user, the one caller shown the token by id. */
+  applicationUserId?: string | null;
   tokenDigest: Buffer;
   tokenSealed: Buffer;
   sourceGuild: unknown;
@@ -30,6 +32,8 @@ export const WEBHOOK_CHANNEL_TYPES: ReadonlySet<number> = new Set([
   ChannelType.GUILD_FORUM,
   ChannelType.GUILD_MEDIA,
 ]);
+/** Channels a followed announcement channel's posts can go to. */
+export const FOLLOW_TARGET_TYPES: ReadonlySet<number> = new Set([ChannelType.GUILD_TEXT, ChannelType.GUILD_ANNOUNCEMENT]);
 export const THREAD_TYPES: ReadonlySet<number> = new Set([
   ChannelType.ANNOUNCEMENT_THREAD,
   ChannelType.PUBLIC_THREAD,

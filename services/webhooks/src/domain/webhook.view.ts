@@ -21,11 +21,14 @@ export interface ViewOptions {
   apiUrl: string;
   /** The creator as auth renders them; omitted when fetched with the token. */
   user?: unknown;
-  /** Whether the viewer may see the token (managers of an INCOMING webhook, the owning application). */
+  /** Whether the viewer may see the token (managers of an INCOMING webhook, an APPLICATION webhook's application). */
   showToken: boolean;
 }
 
-/** The platform's webhook object. `token` and `url` for INCOMING webhooks only, to those who may manage them. */
+/**
+ * The platform's webhook object. `token` and `url` to those the caller decided may see them
+ * (`showToken`), never for a CHANNEL_FOLLOWER webhook.
+ */
 export function renderWebhook(w: WebhookRecord, opts: ViewOptions): WebhookView {
   const view: WebhookView = {
     id: w.id,
@@ -44,7 +47,7 @@ export function renderWebhook(w: WebhookRecord, opts: ViewOptions): WebhookView 
   if (opts.showToken && w.type !== WebhookType.CHANNEL_FOLLOWER) {
     const token = opts.vault.open(w.tokenSealed);
     view.token = token;
-    if (w.type === WebhookType.INCOMING) view.url = `${opts.apiUrl}/webhooks/${w.id}/${token}`;
+    view.url = `${opts.apiUrl}/webhooks/${w.id}/${token}`;
   }
   return view;
 }

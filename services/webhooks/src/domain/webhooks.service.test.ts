@@ -117,3 +117,72 @@ describe('WebhooksService', () => {
     expect(store.rows.size).toBe(0);
   });
 });
+
+describe('WebhooksService.follow', () => {
+  it('when a manager follows an announcement channel, then a follower webhook names the source and WEBHOOKS_UPDATE goes to the target', async () => {
+    const { store, guilds, service } = world();
+    guilds.addChannel({ id: '300', guildId: '30', type: 5, name: 'news' });
+    guilds.guilds.set('30', { id: '30', name: 'Source', icon: 'abc' });
+    guilds.grant('1', '30', Permission.VIEW_CHANNEL);
+    const followed = await service.follow('1', '300', '100');
+    expect(followed.channel_id).toBe('300');
+    const webhook = await store.byId(followed.webhook_id);
+    expect(webhook).toMatchObject({ type: 2, channelId: '100', name: 'Source', avatar: 'abc', sourceChannel: { id: '300', name: 'news' } });
+    expect(store.events).toEqual([
+      { name: 'WEBHOOKS_UPDATE', audience: { users: ['1', '2'] }, data: { guild_id: '10', channel_id: '100' } },
+    ]);
+    const [view] = await service.listChannel('1', '100');
+    expect(view).toMatchObject({ source_guild: { id: '30', name: 'Source', icon: 'abc' }, source_channel: { id: '300', name: 'news' } });
+    expect(view!.token).toBeUndefined();
+    expect((await service.follow('1', '300', '100')).webhook_id).toBe(followed.webhook_id);
+  });
+
+  it('when the source is hidden, unknown or not announcements, or the target is not the caller’s to manage, then 10003, 50024, 50013', async () => {
+    const { guilds, service } = world();
+    guilds.addChannel({ id: '300', guildId: '30', type: 5 });
+    guilds.addChannel({ id: '301', guildId: '30', type: 0 });
+    guilds.guilds.set('30', { id: '30', name: 'Source', icon: null });
+    expect(await code(service.follow('1', '300', '100'))).toBe(10003);
+    expect(await code(service.follow('1', '999', '100'))).toBe(10003);
+    guilds.grant('1', '30', Permission.VIEW_CHANNEL);
+    expect(await code(service.follow('1', '301', '100'))).toBe(50024);
+    expect(await code(service.follow('1', '300', '300'))).toBe(50013);
+    guilds.addChannel({ id: '102', guildId: '10', type: 15 });
+    expect(await code(service.follow('1', '300', '102'))).toBe(50024);
+  });
+});
+
+describe('WebhooksService.createForApplication', () => {
+  it('when a manager authorizes an application, then its webhook is type 3 and only the application’s user is shown the token', async () => {
+    const { store, guilds, service } = world();
+    const made = await service.createForApplication({
+      userId: '1',
+      channelId: '100',
+      applicationId: '500',
+      name: 'Builder',
+      avatar: 'icon',
+      applicationUserId: '900',
+    });
+    expect(made).toMatchObject({ type: 3, channel_id: '100', guild_id: '10', application_id: '500', name: 'Builder', avatar: 'icon' });
+    expect(made.token).toHaveLength(68);
+    expect(made.url).toBe(`http://edge/api/webhooks/${made.id}/${made.token}`);
+    expect(store.events).toEqual([
+      { name: 'WEBHOOKS_UPDATE', audience: { users: ['1', '2'] }, data: { guild_id: '10', channel_id: '100' } },
+    ]);
+    // The guild's manager sees it without its token; the application's user (no permission there) with it.
+    expect((await service.get('1', made.id)).token).toBeUndefined();
+    expect((await service.listChannel('1', '100'))[0]!.token).toBeUndefined();
+    expect(await service.get('900', made.id)).toMatchObject({ token: made.token, url: made.url });
+    guilds.grant('900', '10', Permission.VIEW_CHANNEL | Permission.MANAGE_WEBHOOKS);
+    expect((await service.listGuild('900', '10'))[0]!.token).toBe(made.token);
+  });
+
+  it('when the user cannot manage webhooks there, the channel is unknown or in another guild, then 50013 and 10003', async () => {
+    const { guilds, service } = world();
+    const input = { userId: '1', channelId: '100', applicationId: '500', name: 'B', avatar: null, applicationUserId: null };
+    guilds.grant('1', '10', Permission.VIEW_CHANNEL);
+    expect(await code(service.createForApplication(input))).toBe(50013);
+    expect(await code(service.createForApplication({ ...input, channelId: '999' }))).toBe(10003);
+    expect(await code(service.createForApplication({ ...input, channelId: '200', guildId: '10' }))).toBe(10003);
+  });
+});

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { ApiError, type DomainEvent, type SnowflakeGenerator } from '@kith/platform';
 import type { GuildDirectory, TokenVault, UserDirectory, WebhookChanges, WebhookLimits, WebhookStore } from './ports.js';
 import { newWebhookToken, tokenDigest, tokenMatches } from './webhook.token.js';
-import { Permission, WEBHOOK_CHANNEL_TYPES, WebhookType, type ChannelInfo, type WebhookRecord } from './webhook.types.js';
+import {
+  ChannelType,
+  FOLLOW_TARGET_TYPES,
+  Permission,
+  WEBHOOK_CHANNEL_TYPES,
+  WebhookType,
+  type ChannelInfo,
+  type WebhookRecord,
+} from './webhook.types.js';
 import { renderWebhook, type WebhookView } from './webhook.view.js';
 
 export const LIMITS: WebhookLimits = { perChannel: 15, perGuild: 1000 };
@@ -25,6 +33,18 @@ export interface WebhookInput {
   name: string;
   /** A data URI (validated by the route), or null. */
   avatar?: string | null;
+}
+
+/** An application's webhook, made when a user authorizes it with `webhook.incoming`. */
+export interface ApplicationWebhookInput {
+  userId: string;
+  channelId: string;
+  /** The guild the user chose; undefined: the channel's. */
+  guildId?: string | undefined;
+  applicationId: string;
+  name: string;
+  avatar: string | null;
+  applicationUserId: string | null;
 }
 
 export interface WebhookPatch {
@@ -76,27 +96,100 @@ export class WebhooksService {
       sourceGuild: null,
       sourceChannel: null,
     };
+    await this.insert(record, channel);
+    return this.render(record, true, userId);
+  }
+
+  /** Saves a new webhook with WEBHOOKS_UPDATE for its channel, within the channel's and guild's limits. */
+  private async insert(record: WebhookRecord, channel: ChannelInfo): Promise<void> {
     const outcome = await this.deps.store.create(record, this.limits, await this.updateEvents(channel.guildId, [channel.id]));
     if (outcome === 'channel_full') throw ApiError.of('MAX_WEBHOOKS');
     if (outcome === 'guild_full') throw ApiError.of('MAX_GUILD_WEBHOOKS');
-    return this.render(record, true);
+  }
+
+  /**
+   * Follow Channel: the source announcement channel's posts reach the target channel through a
+   * CHANNEL_FOLLOWER webhook there, named and pictured as the source guild. The caller must see the
+   * source (10003) and manage webhooks in the target (50013); following again is the same follow.
+   */
+  async follow(userId: string, sourceId: string, targetId: string): Promise<{ channel_id: string; webhook_id: string }> {
+    const source = await this.deps.guilds.channel(sourceId);
+    if (!source || !source.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
+    const seen = await this.deps.guilds.permissions(userId, source.guildId, source.id);
+    if (seen === undefined || !(seen & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
+    if (source.type !== ChannelType.GUILD_ANNOUNCEMENT) throw ApiError.of('INVALID_CHANNEL_TYPE');
+    const target = await this.manageableChannel(userId, targetId, FOLLOW_TARGET_TYPES);
+    const existing = (await this.deps.store.byChannel(target.id)).find(
+      (w) => w.type === WebhookType.CHANNEL_FOLLOWER && (w.sourceChannel as { id?: string } | null)?.id === source.id,
+    );
+    if (existing) return { channel_id: source.id, webhook_id: existing.id };
+    const guild = await this.deps.guilds.guild(source.guildId);
+    if (!guild) throw ApiError.of('UNKNOWN_CHANNEL');
+    // No one is shown or given this token: posts come through it from the source, not from outside.
+    const token = newWebhookToken();
+    const record: WebhookRecord = {
+      id: this.deps.ids.next(),
+      type: WebhookType.CHANNEL_FOLLOWER,
+      guildId: target.guildId,
+      channelId: target.id,
+      userId,
+      name: [...guild.name].slice(0, 80).join(''),
+      avatar: guild.icon,
+      applicationId: null,
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+      sourceGuild: { id: guild.id, name: guild.name, icon: guild.icon },
+      sourceChannel: { id: source.id, name: source.name },
+    };
+    await this.insert(record, target);
+    return { channel_id: source.id, webhook_id: record.id };
+  }
+
+  /**
+   * An APPLICATION webhook in the channel the authorizing user chose (they must manage webhooks
+   * there), answered with its token for the application alone.
+   */
+  async createForApplication(input: ApplicationWebhookInput): Promise<WebhookView> {
+    const channel = await this.manageableChannel(input.userId, input.channelId);
+    if (input.guildId !== undefined && input.guildId !== channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
+    const token = newWebhookToken();
+    const record: WebhookRecord = {
+      id: this.deps.ids.next(),
+      type: WebhookType.APPLICATION,
+      guildId: channel.guildId,
+      channelId: channel.id,
+      userId: input.userId,
+      name: [...input.name].slice(0, 80).join('') || 'Application',
+      avatar: input.avatar,
+      applicationId: input.applicationId,
+      applicationUserId: input.applicationUserId,
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+      sourceGuild: null,
+      sourceChannel: null,
+    };
+    await this.insert(record, channel);
+    return renderWebhook(record, { vault: this.deps.vault, apiUrl: this.deps.apiUrl, showToken: true });
   }
 
   async listChannel(userId: string, channelId: string): Promise<WebhookView[]> {
     await this.manageableChannel(userId, channelId);
-    return this.renderAll(await this.deps.store.byChannel(channelId));
+    return this.renderAll(await this.deps.store.byChannel(channelId), userId);
   }
 
   async listGuild(userId: string, guildId: string): Promise<WebhookView[]> {
     const permissions = await this.deps.guilds.permissions(userId, guildId, '');
     if (permissions === undefined) throw ApiError.of('UNKNOWN_GUILD');
     if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
-    return this.renderAll(await this.deps.store.byGuild(guildId));
+    return this.renderAll(await this.deps.store.byGuild(guildId), userId);
   }
 
   async get(userId: string, id: string): Promise<WebhookView> {
+    // An application reads its own webhook, token and all, whatever its permissions in the guild.
+    const own = await this.deps.store.byId(id);
+    if (own && isApplicationsOwn(own, userId)) return this.render(own, true, userId);
     const webhook = await this.managed(userId, id);
-    return this.render(webhook, true);
+    return this.render(webhook, true, userId);
   }
 
   async modify(userId: string, id: string, patch: WebhookPatch): Promise<WebhookView> {
@@ -107,7 +200,7 @@ export class WebhooksService {
       if (target.guildId !== webhook.guildId)
         throw ApiError.form({ channel_id: { code: 'BASE_TYPE_INVALID', message: 'Invalid channel.' } });
     }
-    return this.render(await this.apply(webhook, patch), true);
+    return this.render(await this.apply(webhook, patch), true, userId);
   }
 
   async delete(userId: string, id: string): Promise<void> {
@@ -186,13 +279,13 @@ export class WebhooksService {
   }
 
   /** A channel the user may manage webhooks in: 10003 unknown (or not theirs to see), 50013 without MANAGE_WEBHOOKS. */
-  private async manageableChannel(userId: string, channelId: string): Promise<ChannelInfo> {
+  private async manageableChannel(userId: string, channelId: string, types = WEBHOOK_CHANNEL_TYPES): Promise<ChannelInfo> {
     const channel = await this.deps.guilds.channel(channelId);
     if (!channel || !channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
     const permissions = await this.deps.guilds.permissions(userId, channel.guildId, channel.id);
     if (permissions === undefined || !(permissions & Permission.VIEW_CHANNEL)) throw ApiError.of('UNKNOWN_CHANNEL');
     if (!(permissions & Permission.MANAGE_WEBHOOKS)) throw ApiError.of('MISSING_PERMISSIONS');
-    if (!WEBHOOK_CHANNEL_TYPES.has(channel.type)) throw ApiError.of('INVALID_CHANNEL_TYPE');
+    if (!types.has(channel.type)) throw ApiError.of('INVALID_CHANNEL_TYPE');
     return channel;
   }
 
@@ -213,17 +306,18 @@ export class WebhooksService {
     return image.hash;
   }
 
-  private async render(webhook: WebhookRecord, withUser: boolean): Promise<WebhookView> {
+  /** `viewerId`: the user it is shown to (by id); without one, the token's holder. */
+  private async render(webhook: WebhookRecord, withUser: boolean, viewerId?: string): Promise<WebhookView> {
     const user = withUser && webhook.userId ? (await this.deps.users.users([webhook.userId])).get(webhook.userId) : undefined;
     return renderWebhook(webhook, {
       vault: this.deps.vault,
       apiUrl: this.deps.apiUrl,
       ...(withUser ? { user: user ?? null } : {}),
-      showToken: webhook.type === WebhookType.INCOMING,
+      showToken: webhook.type === WebhookType.INCOMING || (viewerId !== undefined && isApplicationsOwn(webhook, viewerId)),
     });
   }
 
-  private async renderAll(webhooks: WebhookRecord[]): Promise<WebhookView[]> {
+  private async renderAll(webhooks: WebhookRecord[], viewerId: string): Promise<WebhookView[]> {
     const userIds = [...new Set(webhooks.flatMap((w) => (w.userId ? [w.userId] : [])))];
     const users = userIds.length > 0 ? await this.deps.users.users(userIds) : new Map<string, unknown>();
     return webhooks.map((w) =>
@@ -231,8 +325,12 @@ export class WebhooksService {
         vault: this.deps.vault,
         apiUrl: this.deps.apiUrl,
         user: (w.userId && users.get(w.userId)) ?? null,
-        showToken: w.type === WebhookType.INCOMING,
+        showToken: w.type === WebhookType.INCOMING || isApplicationsOwn(w, viewerId),
       }),
     );
   }
 }
+
+/** An APPLICATION webhook seen by its application's own user: the one caller shown its token. */
+const isApplicationsOwn = (w: WebhookRecord, userId: string): boolean =>
+  w.type === WebhookType.APPLICATION && !!w.applicationUserId && w.applicationUserId === userId;

@@ -1,4 +1,4 @@
-import type { GuildDirectory } from '../domain/ports.js';
+import type { GuildDirectory, GuildSummary } from '../domain/ports.js';
 import type { ChannelInfo } from '../domain/webhook.types.js';
 
 interface Entry<T> {
@@ -33,6 +33,10 @@ export class CachedGuildDirectory implements GuildDirectory {
 
   roleIds(guildId: string): Promise<Set<string>> {
     return this.remember(this.roles, guildId, () => this.inner.roleIds(guildId));
+  }
+
+  guild(guildId: string): Promise<GuildSummary | undefined> {
+    return this.inner.guild(guildId);
   }
 
   permissions(userId: string, guildId: string, channelId: string): Promise<bigint | undefined> {

@@ -1,6 +1,6 @@
 import { ApiError, type ServiceClient } from '@kith/platform';
 import type { Channel, GuildsService } from '@kith/proto/guilds/v1/guilds';
-import type { GuildDirectory } from '../domain/ports.js';
+import type { GuildDirectory, GuildSummary } from '../domain/ports.js';
 import { Permission, type ChannelInfo } from '../domain/webhook.types.js';
 
 const VIEWER_PAGE = 1000;
@@ -39,6 +39,11 @@ export class GrpcGuildDirectory implements GuildDirectory {
       if (userIds.length < VIEWER_PAGE) return ids;
       after = userIds[userIds.length - 1]!;
     }
+  }
+
+  async guild(guildId: string): Promise<GuildSummary | undefined> {
+    const { found, guild } = await this.guilds.getGuild({ guildId });
+    return found && guild ? { id: guild.id, name: guild.name, icon: guild.icon || null } : undefined;
   }
 
   async roleIds(guildId: string): Promise<Set<string>> {

@@ -17,6 +17,13 @@ export const modifyWebhookBody = z.object({
   channel_id: snowflakeField.optional(),
 });
 
+/** A snowflake the body must have: missing (or null) is the platform's BASE_TYPE_REQUIRED, not a bad value. */
+const requiredSnowflake = z
+  .custom<unknown>((v) => v !== undefined && v !== null, { params: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } })
+  .pipe(snowflakeField);
+
+export const followBody = z.object({ webhook_channel_id: requiredSnowflake });
+
 export const channelParams = z.object({ channelId: snowflakeField });
 export const guildParams = z.object({ guildId: snowflakeField });
 export const webhookParams = z.object({ webhookId: snowflakeField });

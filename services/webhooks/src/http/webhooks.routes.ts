@@ -2,7 +2,7 @@ import type { Express, Request, Response } from 'express';
 import { ApiError, parse, userIdOf } from '@kith/platform';
 import { TOKEN_PATTERN } from '../domain/webhook.token.js';
 import type { WebhooksService } from '../domain/webhooks.service.js';
-import { channelParams, createWebhookBody, guildParams, modifyWebhookBody, webhookParams } from './schemas.js';
+import { channelParams, createWebhookBody, followBody, guildParams, modifyWebhookBody, webhookParams } from './schemas.js';
 
 /** The webhook id of the path (a 50035 when it is not a snowflake). */
 export const webhookIdOf = (req: Request): string => parse(webhookParams, req.params).webhookId;
@@ -30,6 +30,14 @@ export function webhookRoutes(app: Express, webhooks: WebhooksService): void {
     const { channelId } = parse(channelParams, req.params);
     const body = parse(createWebhookBody, req.body);
     res.json(await webhooks.create(userId, channelId, { name: body.name, ...(body.avatar !== undefined ? { avatar: body.avatar } : {}) }));
+  });
+
+  // Follow Channel: the webhook it makes is this service's, so the route is too.
+  app.post('/channels/:channelId/followers', async (req: Request, res: Response) => {
+    const userId = userIdOf(res);
+    const { channelId } = parse(channelParams, req.params);
+    const body = parse(followBody, req.body);
+    res.json(await webhooks.follow(userId, channelId, body.webhook_channel_id));
   });
 
   app.get('/channels/:channelId/webhooks', async (req: Request, res: Response) => {

@@ -1,7 +1,8 @@
 import type { DomainEvent, Outbox } from '@kith/platform';
 import type { Kysely, Selectable } from 'kysely';
 import type { MessageStore } from '../domain/ports.js';
-import type { AttachmentView, MessageRecord } from '../domain/message.types.js';
+import { attachmentKeys, type AttachmentView, type MessageRecord } from '../domain/message.types.js';
+import { queueObjectDeletions } from './object-deletions.store.js';
 import type { MessagesTable, WebhooksDatabase } from './schema.js';
 
 const toRecord = (r: Selectable<MessagesTable>): MessageRecord => ({
@@ -52,11 +53,13 @@ const toRow = (m: MessageRecord) => ({
   edited_at: m.editedAt,
 });
 
-/** Webhook messages in PostgreSQL, each change with its event (outbox). */
+/** Webhook messages in PostgreSQL, each change with its event (outbox) and the files it frees (object_deletions). */
 export class PgMessageStore implements MessageStore {
   constructor(
     private readonly db: Kysely<WebhooksDatabase>,
     private readonly outbox: Pick<Outbox, 'enqueue'>,
+    /** Told after a commit that queued files for removal (the sweeper starts at once). */
+    private readonly filesQueued: () => void = () => undefined,
   ) {}
 
   insert(message: MessageRecord, events: DomainEvent[]): Promise<void> {
@@ -76,16 +79,19 @@ export class PgMessageStore implements MessageStore {
     return row && toRecord(row);
   }
 
-  update(message: MessageRecord, events: DomainEvent[]): Promise<void> {
-    return this.db.transaction().execute(async (trx) => {
+  async update(message: MessageRecord, events: DomainEvent[], dropped: AttachmentView[]): Promise<void> {
+    const keys = attachmentKeys(dropped);
+    await this.db.transaction().execute(async (trx) => {
       const { id, webhook_id, ...changes } = toRow(message);
       await trx.updateTable('messages').set(changes).where('id', '=', id).where('webhook_id', '=', webhook_id).execute();
+      await queueObjectDeletions(trx, keys);
       await this.outbox.enqueue(trx, events);
     });
+    if (keys.length > 0) this.filesQueued();
   }
 
-  delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+  async delete(webhookId: string, messageId: string, events: (gone: MessageRecord) => DomainEvent[]): Promise<MessageRecord | undefined> {
+    const gone = await this.db.transaction().execute(async (trx) => {
       const row = await trx
         .deleteFrom('messages')
         .where('id', '=', messageId)
@@ -93,9 +99,12 @@ export class PgMessageStore implements MessageStore {
         .returningAll()
         .executeTakeFirst();
       if (!row) return undefined;
-      const gone = toRecord(row);
-      await this.outbox.enqueue(trx, events(gone));
-      return gone;
+      const record = toRecord(row);
+      await queueObjectDeletions(trx, attachmentKeys(record.attachments));
+      await this.outbox.enqueue(trx, events(record));
+      return record;
     });
+    if (gone && gone.attachments.length > 0) this.filesQueued();
+    return gone;
   }
 }

@@ -82,9 +82,19 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /** Removes the objects (one that is already gone is no error); fails if the store kept any. */
   async delete(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    await this.client.send(new DeleteObjectsCommand({ Bucket: this.options.bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+    // DeleteObjects takes 1000 keys a request, and answers 200 with a list of the ones it could not remove.
+    for (let at = 0; at < keys.length; at += 1000) {
+      const answer = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.options.bucket,
+          Delete: { Objects: keys.slice(at, at + 1000).map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      const kept = (answer.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      if (kept.length > 0) throw new Error(`the object store kept ${kept.length} objects: ${kept[0]!.Code ?? 'unknown error'}`);
+    }
   }
 
   close(): void {

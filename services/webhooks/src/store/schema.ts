@@ -14,6 +14,7 @@ export interface WebhooksTable {
   name: string;
   avatar: string | null;
   application_id: string | null;
+  application_user_id: ColumnType<string | null, string | null | undefined, string | null>;
   token_digest: Buffer;
   token_sealed: Buffer;
   source_guild: Json<unknown> | null;
@@ -51,8 +52,15 @@ export interface MessagesTable {
   edited_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface ObjectDeletionsTable {
+  key: string;
+  not_before: ColumnType<Date, Date | string | undefined, Date | string>;
+  attempts: ColumnType<number, number | undefined, number>;
+}
+
 export interface WebhooksDatabase {
   webhooks: WebhooksTable;
   avatars: AvatarsTable;
   messages: MessagesTable;
+  object_deletions: ObjectDeletionsTable;
 }

@@ -2,6 +2,7 @@ import { sql, type DomainEvent, type Outbox } from '@kith/platform';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { WebhookChanges, WebhookLimits, WebhookStore } from '../domain/ports.js';
 import type { WebhookRecord, WebhookType } from '../domain/webhook.types.js';
+import { deleteMessagesWithFiles } from './object-deletions.store.js';
 import type { WebhooksDatabase, WebhooksTable } from './schema.js';
 
 type Tx = Transaction<WebhooksDatabase>;
@@ -15,17 +16,23 @@ const toRecord = (r: Selectable<WebhooksTable>): WebhookRecord => ({
   name: r.name,
   avatar: r.avatar,
   applicationId: r.application_id,
+  applicationUserId: r.application_user_id,
   tokenDigest: r.token_digest,
   tokenSealed: r.token_sealed,
   sourceGuild: r.source_guild,
   sourceChannel: r.source_channel,
 });
 
-/** Webhooks in PostgreSQL; every change commits with its events (outbox). */
+/**
+ * Webhooks in PostgreSQL; every change commits with its events (outbox). Removing webhooks
+ * removes their messages and queues the messages' files for removal (object_deletions).
+ */
 export class PgWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Kysely<WebhooksDatabase>,
     private readonly outbox: Pick<Outbox, 'enqueue'>,
+    /** Told after a commit that may have queued files for removal (the sweeper starts at once). */
+    private readonly filesQueued: () => void = () => undefined,
   ) {}
 
   async byId(id: string): Promise<WebhookRecord | undefined> {
@@ -56,6 +63,7 @@ export class PgWebhookStore implements WebhookStore {
           name: w.name,
           avatar: w.avatar,
           application_id: w.applicationId,
+          application_user_id: w.applicationUserId ?? null,
           token_digest: w.tokenDigest,
           token_sealed: w.tokenSealed,
           source_guild: w.sourceGuild === null ? null : JSON.stringify(w.sourceGuild),
@@ -98,35 +106,45 @@ export class PgWebhookStore implements WebhookStore {
     });
   }
 
-  delete(id: string, events: (deleted: WebhookRecord) => DomainEvent[]): Promise<WebhookRecord | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+  async delete(id: string, events: (deleted: WebhookRecord) => DomainEvent[]): Promise<WebhookRecord | undefined> {
+    const deleted = await this.db.transaction().execute(async (trx) => {
       const row = await trx.deleteFrom('webhooks').where('id', '=', id).returningAll().executeTakeFirst();
       if (!row) return undefined;
-      await trx.deleteFrom('messages').where('webhook_id', '=', id).execute();
-      const deleted = toRecord(row);
-      await this.outbox.enqueue(trx, events(deleted));
-      return deleted;
+      await deleteMessagesWithFiles(trx, sql`webhook_id = ${id}`);
+      const record = toRecord(row);
+      await this.outbox.enqueue(trx, events(record));
+      return record;
     });
+    this.filesQueued();
+    return deleted;
   }
 
-  deleteByChannel(channelId: string): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      const gone = await trx.deleteFrom('webhooks').where('channel_id', '=', channelId).returning('id').execute();
-      await trx.deleteFrom('messages').where('parent_channel_id', '=', channelId).execute();
-      return gone.length;
+  async deleteByChannel(channelId: string): Promise<number> {
+    const gone = await this.db.transaction().execute(async (trx) => {
+      const rows = await trx.deleteFrom('webhooks').where('channel_id', '=', channelId).returning('id').execute();
+      await deleteMessagesWithFiles(trx, sql`parent_channel_id = ${channelId}`);
+      return rows.length;
     });
+    this.filesQueued();
+    return gone;
   }
 
-  deleteByGuild(guildId: string): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      const gone = await trx.deleteFrom('webhooks').where('guild_id', '=', guildId).returning('id').execute();
-      await trx.deleteFrom('messages').where('guild_id', '=', guildId).execute();
-      return gone.length;
+  async deleteByGuild(guildId: string): Promise<number> {
+    const gone = await this.db.transaction().execute(async (trx) => {
+      const rows = await trx.deleteFrom('webhooks').where('guild_id', '=', guildId).returning('id').execute();
+      await deleteMessagesWithFiles(trx, sql`guild_id = ${guildId}`);
+      return rows.length;
     });
+    this.filesQueued();
+    return gone;
   }
 
-  deleteByApplication(guildId: string, applicationId: string, events: (channelIds: string[]) => Promise<DomainEvent[]>): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
+  async deleteByApplication(
+    guildId: string,
+    applicationId: string,
+    events: (channelIds: string[]) => Promise<DomainEvent[]>,
+  ): Promise<number> {
+    const removed = await this.db.transaction().execute(async (trx) => {
       const gone = await trx
         .deleteFrom('webhooks')
         .where('guild_id', '=', guildId)
@@ -134,17 +152,12 @@ export class PgWebhookStore implements WebhookStore {
         .returning(['id', 'channel_id'])
         .execute();
       if (gone.length === 0) return 0;
-      await trx
-        .deleteFrom('messages')
-        .where(
-          'webhook_id',
-          'in',
-          gone.map((w) => w.id),
-        )
-        .execute();
+      await deleteMessagesWithFiles(trx, sql`webhook_id = ANY(${gone.map((w) => w.id)}::bigint[])`);
       await this.outbox.enqueue(trx, await events([...new Set(gone.map((w) => w.channel_id))]));
       return gone.length;
     });
+    if (removed > 0) this.filesQueued();
+    return removed;
   }
 
   async saveAvatar(hash: string, contentType: string, data: Buffer): Promise<void> {

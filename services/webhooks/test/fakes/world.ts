@@ -1,6 +1,6 @@
 import { SnowflakeGenerator, type DomainEvent } from '@kith/platform';
 import type { GuildDirectory, MessageStore, UserDirectory, WebhookChanges, WebhookLimits, WebhookStore } from '../../src/domain/ports.js';
-import type { MessageRecord } from '../../src/domain/message.types.js';
+import type { AttachmentView, MessageRecord } from '../../src/domain/message.types.js';
 import { AesTokenVault } from '../../src/domain/webhook.token.js';
 import { Permission, type ChannelInfo, type WebhookRecord } from '../../src/domain/webhook.types.js';
 
@@ -74,7 +74,9 @@ export class MemoryMessages implements MessageStore {
     const m = this.rows.get(id);
     return m && m.webhookId === webhookId ? structuredClone(m) : undefined;
   }
-  async update(m: MessageRecord, events: DomainEvent[]) {
+  readonly dropped: AttachmentView[] = [];
+  async update(m: MessageRecord, events: DomainEvent[], dropped: AttachmentView[]) {
+    this.dropped.push(...dropped);
     this.rows.set(m.id, structuredClone(m));
     this.events.push(...events);
   }
@@ -94,6 +96,7 @@ export class FakeGuilds implements GuildDirectory {
   readonly perms = new Map<string, bigint>();
   readonly viewers = new Map<string, string[]>();
   readonly roles = new Map<string, Set<string>>();
+  readonly guilds = new Map<string, { id: string; name: string; icon: string | null }>();
   readonly unarchived: string[] = [];
   readonly started: { channelId: string; threadId: string; name: string; appliedTags: string[] }[] = [];
 
@@ -113,6 +116,9 @@ export class FakeGuilds implements GuildDirectory {
   }
   async viewerIds(channelId: string) {
     return this.viewers.get(channelId) ?? [];
+  }
+  async guild(guildId: string) {
+    return this.guilds.get(guildId);
   }
   async roleIds(guildId: string) {
     return this.roles.get(guildId) ?? new Set<string>();

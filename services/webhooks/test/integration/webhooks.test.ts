@@ -87,3 +87,45 @@ describe('the gRPC contract', () => {
     expect(left.map((w) => w.id)).toEqual([kept.body.id]);
   });
 });
+
+describe('application webhooks over gRPC', () => {
+  it('when integrations creates one for an authorizing manager, then it executes with its token, which only the application’s user is shown', async () => {
+    const { guildId, channelId } = await guildWithChannel(stack, owner);
+    const appUser = await newUser(stack);
+    const client = createClient(WebhooksService, `127.0.0.1:${stack.webhooks.grpcPort}`, 5000);
+    try {
+      const request = {
+        userId: owner.userId,
+        channelId,
+        guildId,
+        applicationId: '4343434343',
+        name: 'Deploy Bot',
+        avatar: '',
+        applicationUserId: appUser.userId,
+      };
+      const { errorCode, webhook } = await client.createApplicationWebhook(request);
+      expect(errorCode).toBe(0);
+      expect(webhook).toMatchObject({ type: 3, guildId, channelId, name: 'Deploy Bot', avatar: '', applicationId: '4343434343' });
+      expect(webhook!.token).toMatch(/^[\w-]{68}$/);
+      const sent = await api(stack, null, 'POST', `/webhooks/${webhook!.id}/${webhook!.token}?wait=true`, { content: 'deployed' });
+      expect(sent.body).toMatchObject({ content: 'deployed', application_id: '4343434343', webhook_id: webhook!.id });
+      const managed = await api(stack, owner, 'GET', `/webhooks/${webhook!.id}`);
+      expect(managed.body).toMatchObject({ type: 3, application_id: '4343434343' });
+      expect(managed.body.token).toBeUndefined();
+      expect((await api(stack, owner, 'GET', `/channels/${channelId}/webhooks`)).body[0].token).toBeUndefined();
+      expect((await api(stack, appUser, 'GET', `/webhooks/${webhook!.id}`)).body).toMatchObject({
+        token: webhook!.token,
+        url: webhook!.url,
+      });
+      // Refusals travel as the platform's codes: no permission, unknown channel, another guild's channel, bad ids.
+      expect((await client.createApplicationWebhook({ ...request, userId: appUser.userId })).errorCode).toBe(10003);
+      expect((await client.createApplicationWebhook({ ...request, channelId: '1234567890' })).errorCode).toBe(10003);
+      const other = await guildWithChannel(stack, owner);
+      expect((await client.createApplicationWebhook({ ...request, channelId: other.channelId })).errorCode).toBe(10003);
+      expect((await client.createApplicationWebhook({ ...request, applicationId: 'x' })).errorCode).toBe(10003);
+      expect(await stack.db.selectFrom('webhooks').select('id').where('application_id', '=', '4343434343').execute()).toHaveLength(1);
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -3,7 +3,14 @@ import { guildIntegrationsUpdate, integrationChanged } from '../integrations/int
 import { integrationView } from '../integrations/integration.view.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import { GROUP_DM, GUILD_SCOPES, KNOWN_SCOPES, MANAGE_GUILD, type ApplicationRecord } from '../integrations/model.js';
-import type { ApplicationsStorePort, GuildsPort, IdSource, IntegrationsStorePort, SocialPort } from '../integrations/ports.js';
+import type {
+  ApplicationsStorePort,
+  GuildsPort,
+  IdSource,
+  IntegrationsStorePort,
+  SocialPort,
+  WebhooksPort,
+} from '../integrations/ports.js';
 
 /** Where an install into a guild or for a user is installed (the platform's integration types). */
 export const GUILD_INSTALL = 0;
@@ -16,9 +23,18 @@ export interface AuthorizeRequest {
   authorize: boolean;
   guildId?: string | undefined;
   channelId?: string | undefined;
+  /** `webhook.incoming`: the channel the application's webhook goes to. */
+  webhookChannelId?: string | undefined;
 }
 
 const JOIN_ERRORS: Record<number, ErrorName> = { 10004: 'UNKNOWN_GUILD', 40007: 'BANNED_FROM_GUILD', 30001: 'MAX_GUILDS' };
+const WEBHOOK_ERRORS: Record<number, ErrorName> = {
+  10003: 'UNKNOWN_CHANNEL',
+  50013: 'MISSING_PERMISSIONS',
+  50024: 'INVALID_CHANNEL_TYPE',
+  30007: 'MAX_WEBHOOKS',
+  30058: 'MAX_GUILD_WEBHOOKS',
+};
 
 /**
  * The platform's OAuth2 authorization by a signed-in user (POST /oauth2/authorize): into a guild
@@ -34,9 +50,11 @@ export class AuthorizeService {
     private readonly social: SocialPort,
     private readonly ids: IdSource,
     private readonly authorizedUrl: string,
+    /** The webhooks service, for `webhook.incoming` (absent where it is not deployed). */
+    private readonly webhooks?: WebhooksPort,
   ) {}
 
-  async authorize(userId: string, request: AuthorizeRequest): Promise<{ location: string }> {
+  async authorize(userId: string, request: AuthorizeRequest): Promise<{ location: string; webhook?: Record<string, unknown> }> {
     const app = await this.application(request.clientId, request.scopes);
     if (!request.authorize) return { location: `${this.authorizedUrl}?error=access_denied` };
     const scopes = [...new Set(request.scopes)].sort();
@@ -57,12 +75,37 @@ export class AuthorizeService {
         request.channelId,
         scopes.filter((s) => GUILD_SCOPES.has(s)),
       );
+    const webhook = scopes.includes('webhook.incoming') ? await this.incomingWebhook(userId, app, request) : undefined;
     const forUser = request.integrationType === USER_INSTALL || scopes.some((s) => !GUILD_SCOPES.has(s));
     if (forUser) {
       await this.applications.recordAuthorization(this.ids.next(), userId, app.id, scopes);
       await this.social.recordAuthorization(userId, app.id);
     }
-    return { location: this.authorizedUrl };
+    return webhook ? { location: this.authorizedUrl, webhook } : { location: this.authorizedUrl };
+  }
+
+  /**
+   * `webhook.incoming`: the application's webhook in the channel the user chose (the webhooks
+   * service checks they may manage webhooks there). The user is shown what was made; its token and
+   * URL are the application's, for its token exchange, not the user's.
+   */
+  private async incomingWebhook(userId: string, app: ApplicationRecord, request: AuthorizeRequest): Promise<Record<string, unknown>> {
+    if (request.webhookChannelId === undefined)
+      throw ApiError.form({ webhook_channel_id: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
+    if (!this.webhooks) throw ApiError.form({ scope: { code: 'SCOPE_INVALID', message: 'Invalid scope: webhook.incoming' } });
+    const { errorCode, webhook } = await this.webhooks.createApplicationWebhook({
+      userId,
+      channelId: request.webhookChannelId,
+      guildId: request.guildId,
+      applicationId: app.id,
+      name: app.name,
+      avatar: app.icon,
+      applicationUserId: app.bot_user_id,
+    });
+    if (errorCode !== 0 || !webhook)
+      throw WEBHOOK_ERRORS[errorCode] ? ApiError.of(WEBHOOK_ERRORS[errorCode]) : ApiError.of('UNKNOWN_CHANNEL');
+    const { token: _token, url: _url, ...shown } = webhook;
+    return shown;
   }
 
   private async application(clientId: string, scopes: string[]): Promise<ApplicationRecord> {

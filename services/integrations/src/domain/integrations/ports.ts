@@ -48,9 +48,35 @@ export interface SocialPort {
   recordAuthorization(userId: string, applicationId: string): Promise<void>;
 }
 
-/** The webhooks service's cleanup of an integration's webhooks (absent where it is not deployed). */
+/** The webhooks service: an integration's webhooks (absent where it is not deployed). */
 export interface WebhooksPort {
   deleteIntegrationWebhooks(guildId: string, integrationId: string, applicationId: string | null): Promise<void>;
+  /** `webhook.incoming`: the application's webhook in the channel the user chose, or the platform's code refusing it. */
+  createApplicationWebhook(request: ApplicationWebhookRequest): Promise<{ errorCode: number; webhook?: ApplicationWebhookView }>;
+}
+
+export interface ApplicationWebhookRequest {
+  userId: string;
+  channelId: string;
+  guildId: string | undefined;
+  applicationId: string;
+  name: string;
+  avatar: string | null;
+  /** The application's bot user, shown the token by id. */
+  applicationUserId: string | null;
+}
+
+/** The platform's webhook object as the token exchange carries it. */
+export interface ApplicationWebhookView {
+  id: string;
+  type: number;
+  guild_id: string;
+  channel_id: string;
+  name: string;
+  avatar: string | null;
+  application_id: string;
+  token: string;
+  url: string;
 }
 
 export type NewApplication = Omit<

@@ -10,7 +10,148 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhooks/v1/webhooks.proto.
  */
 export const file_webhooks_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Chp3ZWJob29rcy92MS93ZWJob29rcy5wcm90bxILd2ViaG9va3MudjEiTAogRGVsZXRlQXBwbGljYXRpb25XZWJob29rc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSFgoOYXBwbGljYXRpb25faWQYAiABKAkiNAohRGVsZXRlQXBwbGljYXRpb25XZWJob29rc1Jlc3BvbnNlEg8KB2RlbGV0ZWQYASABKAUyjQEKD1dlYmhvb2tzU2VydmljZRJ6ChlEZWxldGVBcHBsaWNhdGlvbldlYmhvb2tzEi0ud2ViaG9va3MudjEuRGVsZXRlQXBwbGljYXRpb25XZWJob29rc1JlcXVlc3QaLi53ZWJob29rcy52MS5EZWxldGVBcHBsaWNhdGlvbldlYmhvb2tzUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Chp3ZWJob29rcy92MS93ZWJob29rcy5wcm90bxILd2ViaG9va3MudjEiqwEKH0NyZWF0ZUFwcGxpY2F0aW9uV2ViaG9va1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRISCgpjaGFubmVsX2lkGAIgASgJEhAKCGd1aWxkX2lkGAMgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAQgASgJEgwKBG5hbWUYBSABKAkSDgoGYXZhdGFyGAYgASgJEhsKE2FwcGxpY2F0aW9uX3VzZXJfaWQYByABKAkiaAogQ3JlYXRlQXBwbGljYXRpb25XZWJob29rUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIwCgd3ZWJob29rGAIgASgLMh8ud2ViaG9va3MudjEuQXBwbGljYXRpb25XZWJob29rIqYBChJBcHBsaWNhdGlvbldlYmhvb2sSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRISCgpjaGFubmVsX2lkGAQgASgJEgwKBG5hbWUYBSABKAkSDgoGYXZhdGFyGAYgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAcgASgJEg0KBXRva2VuGAggASgJEgsKA3VybBgJIAEoCSJMCiBEZWxldGVBcHBsaWNhdGlvbldlYmhvb2tzUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgCIAEoCSI0CiFEZWxldGVBcHBsaWNhdGlvbldlYmhvb2tzUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoBTKGAgoPV2ViaG9va3NTZXJ2aWNlEnoKGURlbGV0ZUFwcGxpY2F0aW9uV2ViaG9va3MSLS53ZWJob29rcy52MS5EZWxldGVBcHBsaWNhdGlvbldlYmhvb2tzUmVxdWVzdBouLndlYmhvb2tzLnYxLkRlbGV0ZUFwcGxpY2F0aW9uV2ViaG9va3NSZXNwb25zZRJ3ChhDcmVhdGVBcHBsaWNhdGlvbldlYmhvb2sSLC53ZWJob29rcy52MS5DcmVhdGVBcHBsaWNhdGlvbldlYmhvb2tSZXF1ZXN0Gi0ud2ViaG9va3MudjEuQ3JlYXRlQXBwbGljYXRpb25XZWJob29rUmVzcG9uc2ViBnByb3RvMw");
+
+/**
+ * @generated from message webhooks.v1.CreateApplicationWebhookRequest
+ */
+export type CreateApplicationWebhookRequest = Message<"webhooks.v1.CreateApplicationWebhookRequest"> & {
+  /**
+   * The user who authorizes.
+   *
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string channel_id = 2;
+   */
+  channelId: string;
+
+  /**
+   * The guild the user chose, or empty for the channel's own; a channel of another guild is 10003.
+   *
+   * @generated from field: string guild_id = 3;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string application_id = 4;
+   */
+  applicationId: string;
+
+  /**
+   * The application's name and icon hash (empty: none), which the webhook takes.
+   *
+   * @generated from field: string name = 5;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string avatar = 6;
+   */
+  avatar: string;
+
+  /**
+   * The application's bot user, the one caller shown the token by id; empty when it has none.
+   *
+   * @generated from field: string application_user_id = 7;
+   */
+  applicationUserId: string;
+};
+
+/**
+ * Describes the message webhooks.v1.CreateApplicationWebhookRequest.
+ * Use `create(CreateApplicationWebhookRequestSchema)` to create a new message.
+ */
+export const CreateApplicationWebhookRequestSchema: GenMessage<CreateApplicationWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 0);
+
+/**
+ * @generated from message webhooks.v1.CreateApplicationWebhookResponse
+ */
+export type CreateApplicationWebhookResponse = Message<"webhooks.v1.CreateApplicationWebhookResponse"> & {
+  /**
+   * 0, or the platform's refusal: 10003 unknown channel, 50013 missing permissions, 50024 a channel
+   * that takes no webhooks, 30007 / 30058 the channel's or the guild's webhooks are at their limit.
+   *
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+
+  /**
+   * @generated from field: webhooks.v1.ApplicationWebhook webhook = 2;
+   */
+  webhook?: ApplicationWebhook | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.CreateApplicationWebhookResponse.
+ * Use `create(CreateApplicationWebhookResponseSchema)` to create a new message.
+ */
+export const CreateApplicationWebhookResponseSchema: GenMessage<CreateApplicationWebhookResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 1);
+
+/**
+ * The platform's webhook object as an application's token exchange carries it.
+ *
+ * @generated from message webhooks.v1.ApplicationWebhook
+ */
+export type ApplicationWebhook = Message<"webhooks.v1.ApplicationWebhook"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int32 type = 2;
+   */
+  type: number;
+
+  /**
+   * @generated from field: string guild_id = 3;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string channel_id = 4;
+   */
+  channelId: string;
+
+  /**
+   * @generated from field: string name = 5;
+   */
+  name: string;
+
+  /**
+   * Empty when none.
+   *
+   * @generated from field: string avatar = 6;
+   */
+  avatar: string;
+
+  /**
+   * @generated from field: string application_id = 7;
+   */
+  applicationId: string;
+
+  /**
+   * @generated from field: string token = 8;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string url = 9;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message webhooks.v1.ApplicationWebhook.
+ * Use `create(ApplicationWebhookSchema)` to create a new message.
+ */
+export const ApplicationWebhookSchema: GenMessage<ApplicationWebhook> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 2);
 
 /**
  * @generated from message webhooks.v1.DeleteApplicationWebhooksRequest
@@ -32,7 +173,7 @@ export type DeleteApplicationWebhooksRequest = Message<"webhooks.v1.DeleteApplic
  * Use `create(DeleteApplicationWebhooksRequestSchema)` to create a new message.
  */
 export const DeleteApplicationWebhooksRequestSchema: GenMessage<DeleteApplicationWebhooksRequest> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 0);
+  messageDesc(file_webhooks_v1_webhooks, 3);
 
 /**
  * @generated from message webhooks.v1.DeleteApplicationWebhooksResponse
@@ -51,7 +192,7 @@ export type DeleteApplicationWebhooksResponse = Message<"webhooks.v1.DeleteAppli
  * Use `create(DeleteApplicationWebhooksResponseSchema)` to create a new message.
  */
 export const DeleteApplicationWebhooksResponseSchema: GenMessage<DeleteApplicationWebhooksResponse> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 1);
+  messageDesc(file_webhooks_v1_webhooks, 4);
 
 /**
  * The webhooks service's contract for other services. Ids are snowflakes as decimal strings.
@@ -69,6 +210,20 @@ export const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof DeleteApplicationWebhooksRequestSchema;
     output: typeof DeleteApplicationWebhooksResponseSchema;
+  },
+  /**
+   * A user authorized an application with the `webhook.incoming` scope (integrations calls this):
+   * an APPLICATION webhook (type 3) in the channel they chose, owned by the application, named and
+   * pictured as it. The user must be able to manage webhooks there. Its token is the application's:
+   * answered here (for the application's token exchange) and shown by id only to the application's
+   * own user, never to the guild's managers. WEBHOOKS_UPDATE goes to who sees the channel.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.CreateApplicationWebhook
+   */
+  createApplicationWebhook: {
+    methodKind: "unary";
+    input: typeof CreateApplicationWebhookRequestSchema;
+    output: typeof CreateApplicationWebhookResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_webhooks_v1_webhooks, 0);
