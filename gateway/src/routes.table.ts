@@ -35,6 +35,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/channels\/\d+\/followers\/?$/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
   [/^\/(applications|oauth2|connections)(\/|$)/, 'integrations'],
+  // Application icons (the platform's CDN path), from integrations' store.
+  [/^\/app-icons\/\d+\/[^/]+$/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   // The files of webhook messages (`/attachments/<channel>/<id>/<name>`), from webhooks' object store.
   [/^\/attachments\/\d+\/\d+\/[^/]+$/, 'webhooks'],
