@@ -313,15 +313,21 @@ describe('events', () => {
     watcherWs.ws.close();
   });
 
-  it('when a webhook posts into a private thread, then its creator gets MESSAGE_CREATE and a parent viewer outside it does not', async () => {
-    const [watcher] = await people(1);
+  it('when a webhook posts into a private thread, then its creator and a moderator get MESSAGE_CREATE and a parent viewer outside it does not', async () => {
+    const [watcher, moderator] = await people(2);
     const gid = await createGuild(owner, 'private threads');
     const parent = await createChannel(owner, gid, 'parent');
     await join(gid, watcher);
+    await join(gid, moderator);
+    // MANAGE_THREADS (1 << 34): moderators see every private thread.
+    const role = await api('POST', `/guilds/${gid}/roles`, { token: owner.token, body: { name: 'mods', permissions: String(1n << 34n) } });
+    const granted = await api('PUT', `/guilds/${gid}/members/${moderator.id}/roles/${role.json.id}`, { token: owner.token });
+    expect(granted.status).toBe(204);
     const thread = await api('POST', `/channels/${parent.id}/threads`, { token: owner.token, body: { name: 'secret', type: 12 } });
     expect(thread.status, JSON.stringify(thread.json)).toBe(201);
     const ownerWs = await online(owner);
     const watcherWs = await online(watcher);
+    const moderatorWs = await online(moderator);
     const webhook = await createWebhook(owner, parent.id);
     const path = `/webhooks/${webhook.id}/${webhook.token}`;
     const hidden = await api('POST', `${path}?wait=true&thread_id=${thread.json.id}`, { body: { content: 'members only' } });
@@ -334,8 +340,11 @@ describe('events', () => {
     expect(seen.some(isHidden)).toBe(false);
     const ownerSeen = await ownerWs.ws.takeThrough(isShown);
     expect(ownerSeen.find(isHidden)?.d).toMatchObject({ channel_id: thread.json.id, content: 'members only' });
+    const moderatorSeen = await moderatorWs.ws.takeThrough(isShown);
+    expect(moderatorSeen.some(isHidden)).toBe(true);
     ownerWs.ws.close();
     watcherWs.ws.close();
+    moderatorWs.ws.close();
   });
 
   it('when the channel of a webhook is deleted, then the webhook is gone', async () => {

@@ -55,7 +55,8 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         : new DiskObjectStore(config.ATTACHMENTS_DIR);
       if (objects instanceof S3ObjectStore) await objects.ensureBucket();
       // Files of deleted messages leave the store after their deletion commits (object_deletions).
-      const sweeper = new ObjectSweeper(new PgDeletionQueue(db), objects, log, {
+      const deletions = new PgDeletionQueue(db);
+      const sweeper = new ObjectSweeper(deletions, objects, log, {
         intervalMs: config.OBJECT_SWEEP_INTERVAL_MS,
         batch: 100,
       });
@@ -68,7 +69,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         ids,
         apiUrl: config.PUBLIC_API_URL,
       });
-      const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL);
+      const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL, (keys) => deletions.enqueue(keys));
       const messages = new MessagesService({
         store: new PgMessageStore(db, outbox, filesQueued),
         // Every execution asks for its channel and audience: remembered for a second.

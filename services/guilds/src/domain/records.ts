@@ -51,11 +51,15 @@ export interface RoleRecord {
   managed: boolean;
   mentionable: boolean;
   flags: number;
+  /** A managed role's owner (the platform's role tags): a bot's integration role, or a streaming integration's. */
+  bot_id?: string | null;
+  integration_id?: string | null;
 }
 
 type RoleSettable = Partial<Pick<RoleRecord, 'name' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>>;
 export type RoleColumns = RoleSettable & { permissions?: bigint };
-export type NewRole = RoleSettable & Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position'> & { permissions: bigint; managed?: boolean };
+export type NewRole = RoleSettable &
+  Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position' | 'bot_id' | 'integration_id'> & { permissions: bigint; managed?: boolean };
 
 /** A member, with their role ids (without `@everyone`, whose id is the guild's). */
 export interface MemberRecord {
@@ -89,6 +93,14 @@ export interface VerificationForm {
   description: string | null;
   form_fields: unknown[];
   version: Date;
+}
+
+/** One gateway session's guest access to a guild's voice channel (guest invites); not a membership. */
+export interface GuestRecord {
+  guild_id: string;
+  user_id: string;
+  session_id: string;
+  channel_id: string;
 }
 
 /** A user's request to pass a guild's member verification gate. */

@@ -38,6 +38,8 @@ export class AttachmentsService {
     private readonly ids: SnowflakeGenerator,
     /** The origin attachments are served from (the edge): `<cdn>/attachments/<channel>/<id>/<name>`. */
     private readonly cdnUrl: string,
+    /** Where keys go when the store cannot remove them now (the deletion queue, swept later). */
+    private readonly removeLater: (keys: string[]) => Promise<void> = () => Promise.reject(new Error('no deletion queue')),
   ) {}
 
   async upload(channelId: string, file: ReceivedFile): Promise<UploadedFile> {
@@ -54,9 +56,15 @@ export class AttachmentsService {
     };
   }
 
-  /** Removes what a request stored before it failed. */
+  /** Removes what a request stored before it failed (or has it removed later, should the store not answer now). */
   async discard(files: UploadedFile[]): Promise<void> {
-    await this.objects.delete(files.map((f) => f.key));
+    const keys = files.map((f) => f.key);
+    if (keys.length === 0) return;
+    try {
+      await this.objects.delete(keys);
+    } catch {
+      await this.removeLater(keys);
+    }
   }
 
   get(channelId: string, id: string, filename: string): Promise<StoredObject | undefined> {

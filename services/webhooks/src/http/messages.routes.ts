@@ -61,7 +61,11 @@ export function messageRoutes(app: Express, deps: MessageRouteDeps): void {
     if (query.wait) return void res.json(await keepingFiles(files, () => prepared.commit()));
     // Without `wait` the answer does not wait for the message to be saved (the platform's 204).
     res.status(204).end();
-    prepared.commit().catch((err: unknown) => logger.warn({ err, webhook_id: webhook.id }, 'webhook message not saved'));
+    prepared.commit().catch(async (err: unknown) => {
+      logger.warn({ err, webhook_id: webhook.id }, 'webhook message not saved');
+      // No message holds its files: they go too.
+      await attachments.discard(files).catch((e: unknown) => logger.warn({ err: e }, 'could not remove the files of an unsaved message'));
+    });
   });
 
   app.get('/webhooks/:webhookId/:token/messages/:messageId', async (req: Request, res: Response) => {

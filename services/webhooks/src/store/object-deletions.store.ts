@@ -64,6 +64,11 @@ export class PgDeletionQueue implements DeletionQueue {
     });
   }
 
+  /** Queues keys on their own (files no message holds, which the store would not remove at once). */
+  async enqueue(keys: string[]): Promise<void> {
+    await this.db.transaction().execute((trx) => queueObjectDeletions(trx, keys));
+  }
+
   async pending(): Promise<number> {
     const row = await this.db
       .selectFrom('object_deletions')

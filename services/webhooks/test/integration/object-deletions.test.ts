@@ -1,5 +1,6 @@
-import { createLogger } from '@kith/platform';
+import { SnowflakeGenerator, createLogger } from '@kith/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttachmentsService } from '../../src/domain/attachments.service.js';
 import { ObjectSweeper } from '../../src/domain/object.sweeper.js';
 import { PgDeletionQueue } from '../../src/store/object-deletions.store.js';
 import { S3ObjectStore } from '../../src/store/s3.objects.js';
@@ -153,5 +154,23 @@ describe('attachment files leave the object store with what held them', () => {
     reachable.close();
     expect(await allGone(urls)).toBe(true);
     expect(await stack.db.selectFrom('object_deletions').select('key').where('key', 'in', keys).execute()).toEqual([]);
+  });
+
+  it('when the files of a refused request cannot be removed now, then their keys are queued for a later sweep', async () => {
+    const queue = new PgDeletionQueue(stack.db);
+    const unreachable = new S3ObjectStore({
+      endpoint: 'http://127.0.0.1:9',
+      bucket: BUCKET,
+      region: 'us-east-1',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    });
+    const attachments = new AttachmentsService(unreachable, new SnowflakeGenerator(), 'http://cdn', (keys) => queue.enqueue(keys));
+    const key = `attachments/1/${Date.now()}/refused.txt`;
+    const file = { index: '0', key, attachment: { id: '1', filename: 'refused.txt', size: 1, url: `http://cdn/${key}`, proxy_url: '' } };
+    await attachments.discard([file]);
+    unreachable.close();
+    expect(await stack.db.selectFrom('object_deletions').select('key').where('key', '=', key).execute()).toEqual([{ key }]);
   });
 });
