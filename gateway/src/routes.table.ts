@@ -8,6 +8,8 @@ export type ServiceName = 'auth' | 'social' | 'invites' | 'guilds' | 'integratio
 export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me\/guilds\/premium(\/|$)/, 'billing'],
   [/^\/users\/@me\/guilds\/integration-application-ids\/?$/, 'integrations'],
+  // Contact sync feeds friend suggestions and bulk add: social's, like them.
+  [/^\/users\/@me\/connections\/contacts(\/|$)/, 'social'],
   [/^\/users\/@me\/connections(\/|$)/, 'integrations'],
   [/^\/users\/@me\/guilds(\/|$)/, 'guilds'],
   [/^\/users\/@me\/channels(\/|$)/, 'guilds'],
@@ -33,6 +35,8 @@ export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/channels\/\d+\/followers\/?$/, 'webhooks'],
   [/^\/(integrations|gifs)(\/|$)/, 'integrations'],
   [/^\/(applications|oauth2|connections)(\/|$)/, 'integrations'],
+  // Application icons (the platform's CDN path), from integrations' store.
+  [/^\/app-icons\/\d+\/[^/]+$/, 'integrations'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   // The files of webhook messages (`/attachments/<channel>/<id>/<name>`), from webhooks' object store.
   [/^\/attachments\/\d+\/\d+\/[^/]+$/, 'webhooks'],

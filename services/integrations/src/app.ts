@@ -29,7 +29,7 @@ export function startIntegrations(config: IntegrationsConfig, logger?: Logger): 
         routes: (app) => {
           gifRoutes(app, gifs);
           integrationRoutes(app, m.integrations, m.channels);
-          applicationRoutes(app, m.applications, m.authorize);
+          applicationRoutes(app, m.applications, m.authorize, m.preview);
           streamingRoutes(app, m.streaming, m.connections);
           providerErrors(app);
         },

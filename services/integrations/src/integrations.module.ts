@@ -16,6 +16,7 @@ import { TokenSealer } from './store/sealing.js';
 import { PgStreamingStore } from './store/streaming.store.js';
 import type { IntegrationsConfig } from './config.js';
 import { ApplicationsService } from './domain/applications/applications.service.js';
+import { AuthorizePreview } from './domain/applications/authorize-preview.service.js';
 import { AuthorizeService } from './domain/applications/authorize.service.js';
 import { ChannelIntegrationsService } from './domain/integrations/channel-integrations.service.js';
 import { IntegrationsService } from './domain/integrations/integrations.service.js';
@@ -83,6 +84,7 @@ export function integrationsModule(
       config.OAUTH2_AUTHORIZED_URL,
       webhooks,
     ),
+    preview: new AuthorizePreview(applicationsStore, guilds, users),
     closers: [async () => auth.close(), async () => guildsClient.close(), async () => socialClient.close()],
   };
 }

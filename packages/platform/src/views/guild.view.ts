@@ -28,6 +28,8 @@ export function roleView(role: RoleData) {
     icon: orNull(role.icon),
     unicode_emoji: role.unicodeEmoji ?? null,
     flags: role.flags,
+    // The platform sends tags only on roles something owns.
+    ...(role.botId ? { tags: { bot_id: role.botId } } : role.integrationId ? { tags: { integration_id: role.integrationId } } : {}),
   };
 }
 

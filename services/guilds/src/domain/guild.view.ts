@@ -27,6 +27,8 @@ export function toRole(role: RoleRecord): RoleData {
     icon: role.icon ?? '',
     unicodeEmoji: role.unicode_emoji ?? undefined,
     flags: role.flags,
+    botId: role.bot_id ?? undefined,
+    integrationId: role.integration_id ?? undefined,
   };
 }
 

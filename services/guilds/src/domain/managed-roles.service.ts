@@ -6,6 +6,15 @@ import type { GuildsStore, IdSource, UserDirectory } from './ports.js';
 import type { RoleRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
+/** What a managed role is for: its permissions, and the bot or integration its tags name. */
+export interface ManagedRoleOwner {
+  permissions: bigint;
+  botId: string | null;
+  integrationId: string | null;
+}
+
+const NO_OWNER: ManagedRoleOwner = { permissions: 0n, botId: null, integrationId: null };
+
 export type CreateManagedResult = { error: 0; role: RoleRecord } | { error: 10004 | 30005 };
 
 /**
@@ -20,14 +29,23 @@ export class ManagedRolesService {
     private readonly users: UserDirectory,
   ) {}
 
-  /** Just above `@everyone`, with no permissions; the other roles move up one. */
-  async create(guildId: string, name: string): Promise<CreateManagedResult> {
+  /** Just above `@everyone`, with the owner's permissions (none for subscribers); the other roles move up one. */
+  async create(guildId: string, name: string, owner: ManagedRoleOwner = NO_OWNER): Promise<CreateManagedResult> {
     return this.store.transaction(async (tx) => {
       if (!(await tx.guilds.lock(guildId))) return { error: 10004 };
       const roles = await tx.roles.list(guildId);
       if (roles.length >= MAX_ROLES) return { error: 30005 };
       await tx.roles.shiftUp(guildId, 1);
-      const role = await tx.roles.insert({ id: this.ids.next(), guild_id: guildId, name, permissions: 0n, position: 1, managed: true });
+      const role = await tx.roles.insert({
+        id: this.ids.next(),
+        guild_id: guildId,
+        name,
+        permissions: owner.permissions,
+        position: 1,
+        managed: true,
+        bot_id: owner.botId,
+        integration_id: owner.integrationId,
+      });
       const events: DomainEvent[] = [
         { name: 'GUILD_ROLE_CREATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(role) } },
         ...roles

@@ -122,7 +122,8 @@ export class MembershipService {
       // The roles to give cannot be deleted before they are given (a deleted one is just left out).
       if (wanted.length > 0) await tx.roles.share(wanted);
       const roles = await tx.roles.list(guildId);
-      const known = new Set(roles.filter((r) => !r.managed && r.id !== guildId).map((r) => r.id));
+      // A managed role is given by hand only to the bot it was made for (its authorization's role).
+      const known = new Set(roles.filter((r) => (!r.managed || r.bot_id === userId) && r.id !== guildId).map((r) => r.id));
       const roleIds = wanted.filter((id) => known.has(id));
       // A guest join without a session (nothing to bind the access to) stays the flagged member it always was.
       const flags = options.guest ? MEMBER_FLAG_IS_GUEST : 0;

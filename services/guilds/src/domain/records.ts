@@ -51,11 +51,15 @@ export interface RoleRecord {
   managed: boolean;
   mentionable: boolean;
   flags: number;
+  /** A managed role's owner (the platform's role tags): a bot's integration role, or a streaming integration's. */
+  bot_id?: string | null;
+  integration_id?: string | null;
 }
 
 type RoleSettable = Partial<Pick<RoleRecord, 'name' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>>;
 export type RoleColumns = RoleSettable & { permissions?: bigint };
-export type NewRole = RoleSettable & Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position'> & { permissions: bigint; managed?: boolean };
+export type NewRole = RoleSettable &
+  Pick<RoleRecord, 'id' | 'guild_id' | 'name' | 'position' | 'bot_id' | 'integration_id'> & { permissions: bigint; managed?: boolean };
 
 /** A member, with their role ids (without `@everyone`, whose id is the guild's). */
 export interface MemberRecord {

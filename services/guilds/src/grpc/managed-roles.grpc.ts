@@ -2,6 +2,7 @@ import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { toRole } from '../domain/guild.view.js';
 import { isRowId } from '../domain/ids.js';
+import { ALL_PERMISSIONS } from '../domain/permissions.js';
 import type { GuildsDomain } from './guilds.grpc.js';
 
 function ids(...values: string[]): void {
@@ -12,10 +13,16 @@ function ids(...values: string[]): void {
 /** CreateManagedRole, DeleteManagedRole, SetManagedRole (integrations' subscriber roles). */
 export function managedRolesGrpc({ managedRoles }: Pick<GuildsDomain, 'managedRoles'>): Partial<ServiceImpl<typeof GuildsService>> {
   return {
-    async createManagedRole({ guildId, name }) {
-      ids(guildId);
+    async createManagedRole({ guildId, name, permissions, botId, integrationId }) {
+      ids(guildId, ...[botId, integrationId].filter(Boolean));
+      if (permissions !== '' && !/^\d{1,20}$/.test(permissions))
+        throw ApiError.form({ permissions: { code: 'NUMBER_TYPE_COERCE', message: `Value "${permissions.slice(0, 24)}" is not int.` } });
       const clean = name.trim().slice(0, 100) || 'new role';
-      const result = await managedRoles.create(guildId, clean);
+      const result = await managedRoles.create(guildId, clean, {
+        permissions: BigInt(permissions || '0') & ALL_PERMISSIONS,
+        botId: botId || null,
+        integrationId: integrationId || null,
+      });
       return result.error === 0 ? { errorCode: 0, role: toRole(result.role) } : { errorCode: result.error };
     },
     async deleteManagedRole({ guildId, roleId }) {

@@ -49,6 +49,8 @@ export interface RolesTable {
   managed: Generated<boolean>;
   mentionable: Generated<boolean>;
   flags: Generated<number>;
+  bot_id: Id | null;
+  integration_id: Id | null;
 }
 
 export interface ChannelsTable {

@@ -4,9 +4,11 @@ import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { SocialService } from '@kith/proto/social/v1/social';
 import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import type {
+  GuildSummary,
+  GuildsPort,
+  ManagedRoleOwner,
   ApplicationWebhookRequest,
   ApplicationWebhookView,
-  GuildsPort,
   PermissionCheck,
   PrivateChannel,
   SocialPort,
@@ -44,16 +46,27 @@ export class GrpcGuilds implements GuildsPort {
   constructor(private readonly guilds: ServiceClient<typeof GuildsService>) {}
 
   async permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck> {
-    const { member, allowed } = await this.guilds.checkPermissions({ userId, guildId, channelId: '', required: required.toString() });
-    return { member, allowed };
+    const { member, allowed, permissions } = await this.guilds.checkPermissions({
+      userId,
+      guildId,
+      channelId: '',
+      required: required.toString(),
+    });
+    return { member, allowed, permissions: BigInt(permissions || '0') };
   }
 
   async addMember(guildId: string, userId: string, roleIds: string[] = []): Promise<number> {
     return (await this.guilds.addMember({ guildId, userId, roleIds })).errorCode;
   }
 
-  async createManagedRole(guildId: string, name: string): Promise<string> {
-    const { errorCode, role } = await this.guilds.createManagedRole({ guildId, name });
+  async createManagedRole(guildId: string, name: string, owner: ManagedRoleOwner = {}): Promise<string> {
+    const { errorCode, role } = await this.guilds.createManagedRole({
+      guildId,
+      name,
+      permissions: (owner.permissions ?? 0n).toString(),
+      botId: owner.botId ?? '',
+      integrationId: owner.integrationId ?? '',
+    });
     if (errorCode === 10004) throw ApiError.of('UNKNOWN_GUILD');
     if (errorCode !== 0 || !role) throw new ApiError(400, { code: errorCode, message: 'Maximum number of guild roles reached (250)' });
     return role.id;
@@ -76,6 +89,14 @@ export class GrpcGuilds implements GuildsPort {
     const { found, channel } = await this.guilds.getChannel({ channelId });
     if (!found || !channel) return undefined;
     return { id: channel.id, type: channel.type, guildId: channel.guildId, recipientIds: channel.recipientIds };
+  }
+
+  async summary(guildId: string): Promise<GuildSummary | undefined> {
+    const { guild } = await this.guilds.getGuild({ guildId }).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return { guild: undefined };
+      throw err;
+    });
+    return guild ? { id: guild.id, name: guild.name, icon: guild.icon || null, mfaLevel: guild.mfaLevel } : undefined;
   }
 
   async guildIdsOf(userId: string): Promise<string[]> {

@@ -1,20 +1,29 @@
 import type { Express } from 'express';
-import { identityOf, parse, userIdOf } from '@kith/platform';
+import { ApiError, identityOf, parse, userIdOf } from '@kith/platform';
+import { ICON_FILE } from '../domain/applications/app-icon.js';
 import type { ApplicationsService } from '../domain/applications/applications.service.js';
+import type { AuthorizePreview } from '../domain/applications/authorize-preview.service.js';
 import type { AuthorizeService } from '../domain/applications/authorize.service.js';
 import {
   applicationGuildParams,
+  appIconParams,
   applicationParams,
   authorizeBody,
   authorizeQuery,
   commandBody,
   commandParams,
   createApplicationBody,
+  roleConnectionRecords,
   updateApplicationBody,
 } from './integrations.schemas.js';
 
 /** Developers' applications and their commands, and the OAuth2 authorization that installs them. */
-export function applicationRoutes(app: Express, applications: ApplicationsService, authorize: AuthorizeService): void {
+export function applicationRoutes(
+  app: Express,
+  applications: ApplicationsService,
+  authorize: AuthorizeService,
+  preview: AuthorizePreview,
+): void {
   app.post('/applications', async (req, res) => {
     const userId = userIdOf(res);
     res.status(201).json(await applications.create(userId, parse(createApplicationBody, req.body)));
@@ -46,6 +55,27 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
       '';
     const caller = { userId, sessionId: identityOf(res).sessionId, elevationToken };
     res.json(await applications.resetBotToken(caller, application_id));
+  });
+
+  app.get('/applications/:application_id/role-connections/metadata', async (req, res) => {
+    const userId = userIdOf(res);
+    res.json(await applications.roleConnectionMetadata(userId, parse(applicationParams, req.params).application_id));
+  });
+
+  app.put('/applications/:application_id/role-connections/metadata', async (req, res) => {
+    const userId = userIdOf(res);
+    const { application_id } = parse(applicationParams, req.params);
+    res.json(await applications.setRoleConnectionMetadata(userId, application_id, parse(roleConnectionRecords, req.body)));
+  });
+
+  // The platform's CDN path for application icons; anyone may fetch one.
+  app.get('/app-icons/:application_id/:file', async (req, res) => {
+    const { application_id, file } = parse(appIconParams, req.params);
+    const match = ICON_FILE.exec(file);
+    if (!match) throw ApiError.of('UNKNOWN_APPLICATION');
+    const icon = await applications.icon(application_id, file.slice(0, file.lastIndexOf('.')));
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type(icon.contentType).send(icon.data);
   });
 
   app.get('/applications/:application_id/commands', async (req, res) => {
@@ -80,6 +110,20 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
     res.status(204).end();
   });
 
+  app.get('/oauth2/authorize', async (req, res) => {
+    const userId = userIdOf(res);
+    const query = parse(authorizeQuery, req.query);
+    res.json(
+      await preview.preview(userId, {
+        clientId: query.client_id,
+        scopes: query.scope,
+        integrationType: query.integration_type,
+        responseType: query.response_type,
+        redirectUri: query.redirect_uri,
+      }),
+    );
+  });
+
   app.post('/oauth2/authorize', async (req, res) => {
     const userId = userIdOf(res);
     const query = parse(authorizeQuery, req.query);
@@ -92,6 +136,7 @@ export function applicationRoutes(app: Express, applications: ApplicationsServic
         authorize: body.authorize,
         guildId: body.guild_id,
         channelId: body.channel_id,
+        permissions: body.permissions === undefined ? undefined : BigInt(body.permissions),
         webhookChannelId: body.webhook_channel_id,
       }),
     );

@@ -30,10 +30,28 @@ export const createApplicationBody = z.object({
   flags: flags.optional(),
 });
 
+/** Where an authorization may send the browser back: absolute http(s) URLs, as the platform takes. */
+const redirectUri = z
+  .string()
+  .max(2048)
+  .refine((value) => /^https?:\/\/\S+$/i.test(value) && URL.canParse(value), {
+    params: { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' },
+  });
+
+/** Image data as a data URI, or null to remove the icon; the bytes are checked when decoded. */
+const iconField = z
+  .string()
+  .max(1_048_576)
+  .refine((s) => /^data:image\/(png|jpe?g|gif|webp);base64,/.test(s), { params: { code: 'IMAGE_INVALID', message: 'Invalid image data' } })
+  .nullable()
+  .optional();
+
 export const updateApplicationBody = z.object({
+  icon: iconField,
   name: lengthString(2, 32).optional(),
   description: description.optional(),
   flags: flags.optional(),
+  redirect_uris: z.array(redirectUri).max(10).optional(),
 });
 
 /** The platform's command names: lower case letters, digits, `-` and `_` (chat input commands). */
@@ -136,3 +154,41 @@ export const integrationParams = z.object({ integration_id: snowflakeField });
 export const connectionTypeParams = z.object({ type: streamingType });
 export const connectionParams = z.object({ type: streamingType, account_id: lengthString(1, 100) });
 export const callbackBody = z.object({ code: lengthString(1, 512), state: lengthString(1, 128) });
+
+/** Translations of a name or description, by locale: what the platform bounds them to. */
+const localizations = (max: number) => z.record(z.string().min(2).max(10), lengthString(1, max)).nullable().optional();
+
+const roleConnectionRecord = z.object({
+  type: z.number().int().min(1).max(8),
+  key: z
+    .string()
+    .min(1)
+    .max(50)
+    .refine((key) => /^[a-z0-9_]+$/.test(key), {
+      params: { code: 'APPLICATION_ROLE_CONNECTION_METADATA_KEY_INVALID', message: 'Keys may hold only a-z, 0-9 and _.' },
+    }),
+  name: lengthString(1, 100),
+  name_localizations: localizations(100),
+  description: lengthString(1, 200),
+  description_localizations: localizations(200),
+});
+
+/** Update Application Role Connection Metadata: at most 5 records, each key once. */
+export const roleConnectionRecords = z
+  .array(roleConnectionRecord)
+  .max(5)
+  .superRefine((records, ctx) => {
+    const seen = new Set<string>();
+    records.forEach((r, i) => {
+      if (seen.has(r.key))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'key'],
+          message: 'duplicate',
+          params: { code: 'DUPLICATE_KEY', message: 'Keys must be unique.' },
+        });
+      seen.add(r.key);
+    });
+  });
+
+export const appIconParams = z.object({ application_id: snowflakeField, file: z.string().max(64) });

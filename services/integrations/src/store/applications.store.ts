@@ -101,6 +101,43 @@ export class PgApplicationsStore implements ApplicationsStorePort {
     return new Map(rows.map((r) => [r.application_id, Array.isArray(r.records) ? r.records : []]));
   }
 
+  async setRoleConnectionMetadata(applicationId: string, records: unknown[]): Promise<void> {
+    const json = JSON.stringify(records);
+    await this.db
+      .insertInto('role_connection_metadata')
+      .values({ application_id: applicationId, records: json })
+      .onConflict((oc) => oc.column('application_id').doUpdateSet({ records: json }))
+      .execute();
+  }
+
+  async saveIcon(applicationId: string, icon: { hash: string; contentType: string; data: Buffer }): Promise<void> {
+    await this.db
+      .insertInto('application_icons')
+      .values({ application_id: applicationId, hash: icon.hash, content_type: icon.contentType, data: icon.data })
+      .onConflict((oc) => oc.columns(['application_id', 'hash']).doNothing())
+      .execute();
+  }
+
+  async icon(applicationId: string, hash: string): Promise<{ contentType: string; data: Buffer } | undefined> {
+    const row = await this.db
+      .selectFrom('application_icons')
+      .select(['content_type', 'data'])
+      .where('application_id', '=', applicationId)
+      .where('hash', '=', hash)
+      .executeTakeFirst();
+    return row && { contentType: row.content_type, data: row.data };
+  }
+
+  async authorizedScopes(userId: string, applicationId: string): Promise<string[]> {
+    const row = await this.db
+      .selectFrom('oauth2_authorizations')
+      .select('scopes')
+      .where('user_id', '=', userId)
+      .where('application_id', '=', applicationId)
+      .executeTakeFirst();
+    return row?.scopes ?? [];
+  }
+
   async recordAuthorization(id: string, userId: string, applicationId: string, scopes: string[]): Promise<void> {
     await this.db
       .insertInto('oauth2_authorizations')

@@ -111,11 +111,14 @@ class PgIntegrationsTx implements IntegrationsTx {
         ? sql`(guild_id, type, account_id) WHERE guild_id IS NOT NULL`
         : sql`(channel_id, application_id) WHERE channel_id IS NOT NULL`;
     const result = await sql<Row & { created: boolean }>`
-      INSERT INTO integrations (id, guild_id, channel_id, type, name, account_id, account_name, application_id, scopes, user_id)
+      INSERT INTO integrations (id, guild_id, channel_id, type, name, account_id, account_name, application_id, scopes, user_id, role_id)
       VALUES (${integration.id}, ${integration.guild_id}, ${integration.channel_id}, ${integration.type}, ${integration.name},
-              ${integration.account_id}, ${integration.account_name}, ${integration.application_id}, ${integration.scopes}, ${integration.user_id})
+              ${integration.account_id}, ${integration.account_name}, ${integration.application_id}, ${integration.scopes}, ${integration.user_id},
+              ${integration.role_id})
       ON CONFLICT ${target} DO UPDATE
-        SET scopes = ARRAY(SELECT DISTINCT s FROM unnest(integrations.scopes || excluded.scopes) AS s ORDER BY s)
+        SET scopes = ARRAY(SELECT DISTINCT s FROM unnest(integrations.scopes || excluded.scopes) AS s ORDER BY s),
+            -- The bot's role is the first one made; a later authorization's is dropped by the caller.
+            role_id = COALESCE(integrations.role_id, excluded.role_id)
       RETURNING ${sql.join(COLUMNS.map((c) => sql.ref(c)))}, (xmax = 0) AS created`.execute(this.trx);
     const { created, ...row } = result.rows[0]!;
     return { integration: toRecord(row), created };

@@ -97,8 +97,17 @@ export interface IntegrationGrantsTable {
   granted_at: Generated<Date>;
 }
 
+export interface ApplicationIconsTable {
+  application_id: Id;
+  hash: string;
+  content_type: string;
+  data: Buffer;
+  created_at: Generated<Date>;
+}
+
 export interface IntegrationsDatabase {
   applications: ApplicationsTable;
+  application_icons: ApplicationIconsTable;
   application_commands: ApplicationCommandsTable;
   role_connection_metadata: RoleConnectionMetadataTable;
   oauth2_authorizations: OAuth2AuthorizationsTable;

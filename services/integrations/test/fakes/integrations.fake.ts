@@ -43,6 +43,9 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
   readonly members = new Map<string, Map<string, boolean>>();
   joinError = 0;
 
+  /** What a manager may do in the guild: every permission unless a test narrows it. */
+  managerPermissions = (1n << 50n) - 1n;
+
   member(guildId: string, userId: string, manager: boolean): void {
     if (!this.members.has(guildId)) this.members.set(guildId, new Map());
     this.members.get(guildId)!.set(userId, manager);
@@ -51,7 +54,7 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
   // GuildsPort
   permissions(userId: string, guildId: string): Promise<PermissionCheck> {
     const has = this.members.get(guildId)?.get(userId);
-    return Promise.resolve({ member: has !== undefined, allowed: has === true });
+    return Promise.resolve({ member: has !== undefined, allowed: has === true, permissions: has ? this.managerPermissions : 0n });
   }
   addMember(guildId: string, userId: string): Promise<number> {
     this.calls.push(`addMember ${guildId} ${userId}`);
@@ -62,8 +65,8 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     this.calls.push(`removeMember ${guildId} ${userId}`);
     return Promise.resolve(this.members.get(guildId)?.delete(userId) ?? false);
   }
-  createManagedRole(guildId: string): Promise<string> {
-    this.calls.push(`createManagedRole ${guildId}`);
+  createManagedRole(guildId: string, _name: string, owner: { permissions?: bigint; botId?: string } = {}): Promise<string> {
+    this.calls.push(`createManagedRole ${guildId}${owner.botId ? ` bot ${owner.botId} ${owner.permissions ?? 0n}` : ''}`);
     return Promise.resolve('777');
   }
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
@@ -76,6 +79,9 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
   }
   channel(): Promise<PrivateChannel | undefined> {
     return Promise.resolve(undefined);
+  }
+  summary(guildId: string) {
+    return Promise.resolve(this.members.has(guildId) ? { id: guildId, name: 'Guild', icon: null, mfaLevel: 0 } : undefined);
   }
   guildIdsOf(userId: string): Promise<string[]> {
     return Promise.resolve([...this.members].filter(([, m]) => m.has(userId)).map(([id]) => id));
@@ -129,6 +135,7 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
         );
         if (same) {
           same.scopes = [...new Set([...same.scopes, ...n.scopes])].sort();
+          same.role_id ??= n.role_id;
           return Promise.resolve({ integration: same, created: false });
         }
         const row = { ...n, enabled: true };
@@ -178,6 +185,10 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
       deleteCommand: () => Promise.resolve(false),
       withCommands: () => Promise.resolve(new Set()),
       roleConnectionMetadata: () => Promise.resolve(new Map()),
+      authorizedScopes: () => Promise.resolve([]),
+      setRoleConnectionMetadata: () => Promise.resolve(),
+      saveIcon: () => Promise.resolve(),
+      icon: () => Promise.resolve(undefined),
       recordAuthorization: (_id, userId, appId) => {
         calls.push(`authorization ${userId} ${appId}`);
         return Promise.resolve();

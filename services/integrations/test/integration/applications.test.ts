@@ -150,6 +150,102 @@ describe('authorizing an application into a guild', () => {
   });
 });
 
+const MANAGE_GUILD = 1n << 5n;
+const KICK_MEMBERS = 1n << 1n;
+const BAN_MEMBERS = 1n << 2n;
+const SEND_MESSAGES = 1n << 11n;
+
+/** `user` authorizes the bot into the guild asking for these permissions. */
+const authorizeWith = (user: Body, appId: string, guildId: string, permissions: bigint | string) =>
+  api(stack, user, 'POST', `/oauth2/authorize?client_id=${appId}&scope=bot`, {
+    authorize: true,
+    guild_id: guildId,
+    permissions: String(permissions),
+  });
+
+const rolesOf = async (owner: Body, guildId: string) => (await api(stack, owner, 'GET', `/guilds/${guildId}/roles`)).body as Body[];
+
+describe('authorizing a bot with permissions', () => {
+  it('when permissions are asked, then a managed role named after the bot, tagged with it and holding them, is the bot’s; deleting the integration deletes it', async () => {
+    const owner = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    const app = await newApplication(stack, owner, 'Moderator Bot');
+    const res = await authorizeWith(owner, app.id, guildId, KICK_MEMBERS | SEND_MESSAGES);
+    expect(res.status).toBe(200);
+    const role = (await rolesOf(owner, guildId)).find((r) => r.tags?.bot_id === app.bot.id);
+    expect(role).toMatchObject({
+      name: 'Moderator Bot',
+      managed: true,
+      permissions: String(KICK_MEMBERS | SEND_MESSAGES),
+      tags: { bot_id: app.bot.id },
+    });
+    const member = await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id });
+    expect(member.member?.roleIds).toEqual([role.id]);
+    // Authorizing again makes no second role.
+    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS)).status).toBe(200);
+    expect((await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id)).toHaveLength(1);
+
+    const [integration] = (await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+    expect(integration).not.toHaveProperty('role_id');
+    expect((await api(stack, owner, 'DELETE', `/guilds/${guildId}/integrations/${integration.id}`)).status).toBe(204);
+    expect((await rolesOf(owner, guildId)).some((r) => r.id === role.id)).toBe(false);
+  });
+
+  it('when no permissions are asked, then no role is made (the platform’s rule)', async () => {
+    const owner = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    const app = await newApplication(stack, owner, 'Plain Bot');
+    expect((await authorizeWith(owner, app.id, guildId, 0n)).status).toBe(200);
+    expect((await rolesOf(owner, guildId)).some((r) => r.managed)).toBe(false);
+    expect((await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id })).found).toBe(true);
+  });
+
+  it('when a manager asks for a permission they lack, then 50013 and neither a role nor a bot member; what they have is granted', async () => {
+    const owner = await newUser(stack);
+    const manager = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    await stack.guildsGrpc.addMember({ guildId, userId: manager.userId });
+    const managers = await api(stack, owner, 'POST', `/guilds/${guildId}/roles`, {
+      name: 'Managers',
+      permissions: String(MANAGE_GUILD | KICK_MEMBERS),
+    });
+    expect(managers.status).toBe(200);
+    expect((await api(stack, owner, 'PUT', `/guilds/${guildId}/members/${manager.userId}/roles/${managers.body.id}`)).status).toBe(204);
+    const app = await newApplication(stack, manager, 'Ambitious Bot');
+
+    const refused = await authorizeWith(manager, app.id, guildId, KICK_MEMBERS | BAN_MEMBERS);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe(50013);
+    expect((await rolesOf(owner, guildId)).some((r) => r.managed)).toBe(false);
+    expect((await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id })).found).toBe(false);
+    expect((await authorizeWith(manager, app.id, guildId, 'lots')).status).toBe(400);
+
+    expect((await authorizeWith(manager, app.id, guildId, KICK_MEMBERS)).status).toBe(200);
+    const role = (await rolesOf(owner, guildId)).find((r) => r.tags?.bot_id === app.bot.id);
+    expect(role).toMatchObject({ permissions: String(KICK_MEMBERS) });
+  });
+
+  it('when many authorizations of one bot race, then the bot ends with exactly one role, and holds it', async () => {
+    const owner = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    const app = await newApplication(stack, owner, 'Racing Bot');
+    // A loaded machine may shed one with 503 and Retry-After: asked again, as a real client does.
+    const served = async () => {
+      for (let attempt = 1; ; attempt++) {
+        const answer = await authorizeWith(owner, app.id, guildId, SEND_MESSAGES);
+        if (answer.status !== 503 || attempt === 5) return answer;
+        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after'] ?? 1) * 1000));
+      }
+    };
+    const answers = await Promise.all(Array.from({ length: 6 }, served));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const roles = (await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id);
+    expect(roles).toHaveLength(1);
+    const member = await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id });
+    expect(member.member?.roleIds).toEqual([roles[0].id]);
+  });
+});
+
 describe('Get and Delete Guild Integrations', () => {
   it('when listing, then MANAGE_GUILD is needed; has_commands keeps apps with commands; role connections metadata only when asked', async () => {
     const owner = await newUser(stack);

@@ -130,7 +130,11 @@ describe('streaming integrations', () => {
     });
     const roleId = integration.role_id as string;
     const guild = await stack.guildsGrpc.getGuild({ guildId });
-    expect(guild.guild!.roles.find((r) => r.id === roleId)).toMatchObject({ managed: true, name: 'Streamer Subscriber' });
+    expect(guild.guild!.roles.find((r) => r.id === roleId)).toMatchObject({
+      managed: true,
+      name: 'Streamer Subscriber',
+      integrationId: integration.id,
+    });
 
     expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`)).status).toBe(204);
     expect(await rolesOf(guildId, fan.userId)).toContain(roleId);

@@ -3,6 +3,7 @@ import { ApiError } from '@kith/platform';
 import type { ApplicationRecord } from '../integrations/model.js';
 import type { ApplicationPatch, ApplicationsStorePort, IdSource, UsersPort } from '../integrations/ports.js';
 import { applicationView, commandView, SETTABLE_FLAGS } from './application.view.js';
+import { decodeIcon } from './app-icon.js';
 
 /** At most this many applications per owner (the platform's cap on a developer's applications). */
 export const MAX_APPLICATIONS = 25;
@@ -13,6 +14,19 @@ export interface NewApplicationInput {
   name: string;
   description?: string | undefined;
   flags?: number | undefined;
+}
+
+/** A change of the application; `icon` is image data (a data URI), or null to remove it. */
+export type ApplicationUpdate = Omit<ApplicationPatch, 'icon'> & { icon?: string | null | undefined };
+
+/** One role connection metadata record, as validated. */
+export interface RoleConnectionRecord {
+  type: number;
+  key: string;
+  name: string;
+  name_localizations?: Record<string, string> | null | undefined;
+  description: string;
+  description_localizations?: Record<string, string> | null | undefined;
 }
 
 export interface CommandInput {
@@ -74,9 +88,18 @@ export class ApplicationsService {
     return this.render(await this.owned(userId, applicationId));
   }
 
-  async update(userId: string, applicationId: string, patch: ApplicationPatch) {
-    checkFlags(patch.flags);
+  /** Changes the application; an icon (a data URI) is stored under its hash, which the application then names. */
+  async update(userId: string, applicationId: string, input: ApplicationUpdate) {
+    checkFlags(input.flags);
     await this.owned(userId, applicationId);
+    const { icon, ...rest } = input;
+    const patch: ApplicationPatch = rest;
+    if (icon === null) patch.icon = null;
+    else if (icon !== undefined) {
+      const image = decodeIcon(icon);
+      await this.store.saveIcon(applicationId, image);
+      patch.icon = image.hash;
+    }
     const app = await this.store.update(applicationId, patch);
     if (!app) throw ApiError.of('UNKNOWN_APPLICATION');
     return this.render(app);
@@ -91,6 +114,25 @@ export class ApplicationsService {
     if (!app.bot_user_id) throw ApiError.of('UNKNOWN_APPLICATION');
     await this.users.requireElevation(caller.userId, caller.sessionId, caller.elevationToken);
     return { token: await this.users.resetBotToken(app.bot_user_id) };
+  }
+
+  /** An icon's bytes, served to anyone as the platform's CDN does (`/app-icons/{id}/{hash}.{ext}`). */
+  async icon(applicationId: string, hash: string): Promise<{ contentType: string; data: Buffer }> {
+    const icon = await this.store.icon(applicationId, hash);
+    if (!icon) throw ApiError.of('UNKNOWN_APPLICATION');
+    return icon;
+  }
+
+  /** The records a guild's linked roles can require; the owner's and the bot's to read and replace. */
+  async roleConnectionMetadata(userId: string, applicationId: string): Promise<unknown[]> {
+    await this.ownedOrBot(userId, applicationId);
+    return (await this.store.roleConnectionMetadata([applicationId])).get(applicationId) ?? [];
+  }
+
+  async setRoleConnectionMetadata(userId: string, applicationId: string, records: RoleConnectionRecord[]): Promise<unknown[]> {
+    await this.ownedOrBot(userId, applicationId);
+    await this.store.setRoleConnectionMetadata(applicationId, records);
+    return records;
   }
 
   async commands(userId: string, applicationId: string, guildId: string | null) {
@@ -123,6 +165,14 @@ export class ApplicationsService {
     await this.owned(userId, applicationId);
     if (!(await this.store.deleteCommand(applicationId, commandId)))
       throw new ApiError(404, { code: 10063, message: 'Unknown application command' });
+  }
+
+  /** The application if the caller owns it or is its bot (bot tokens manage their own application). */
+  private async ownedOrBot(userId: string, applicationId: string): Promise<ApplicationRecord> {
+    const app = await this.store.get(applicationId);
+    if (!app) throw ApiError.of('UNKNOWN_APPLICATION');
+    if (app.owner_id !== userId && app.bot_user_id !== userId) throw ApiError.of('MISSING_ACCESS');
+    return app;
   }
 
   /** The application if the user owns it: 10002 when there is none, 50001 when it is someone else's. */

@@ -23,6 +23,8 @@ export interface AuthorizeRequest {
   authorize: boolean;
   guildId?: string | undefined;
   channelId?: string | undefined;
+  /** The bot's permissions in the guild (the `bot` scope); none: no role for it. */
+  permissions?: bigint | undefined;
   /** `webhook.incoming`: the channel the application's webhook goes to. */
   webhookChannelId?: string | undefined;
 }
@@ -67,6 +69,7 @@ export class AuthorizeService {
         app,
         request.guildId,
         scopes.filter((s) => GUILD_SCOPES.has(s)),
+        request.permissions ?? 0n,
       );
     else if (request.channelId !== undefined)
       await this.installInGroupDm(
@@ -119,32 +122,64 @@ export class AuthorizeService {
     return app;
   }
 
-  private async installInGuild(userId: string, app: ApplicationRecord, guildId: string | undefined, scopes: string[]): Promise<void> {
+  private async installInGuild(
+    userId: string,
+    app: ApplicationRecord,
+    guildId: string | undefined,
+    scopes: string[],
+    permissions: bigint,
+  ): Promise<void> {
     if (guildId === undefined) throw ApiError.form({ guild_id: { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' } });
     const check = await this.guilds.permissions(userId, guildId, MANAGE_GUILD);
     if (!check.member) throw ApiError.of('UNKNOWN_GUILD');
     if (!check.allowed) throw ApiError.of('MISSING_PERMISSIONS');
-    if (scopes.includes('bot')) {
+    const bot = scopes.includes('bot');
+    // Nobody grants a bot what they lack themself.
+    if (bot && (permissions & ~check.permissions) !== 0n) throw ApiError.of('MISSING_PERMISSIONS');
+    let role: string | null = null;
+    if (bot) {
       // A private bot is added by its owner only.
       if (!app.bot_public && app.owner_id !== userId) throw ApiError.of('MISSING_ACCESS');
       if (!app.bot_user_id) throw ApiError.form({ scope: { code: 'SCOPE_INVALID', message: 'This application has no bot.' } });
-      const error = await this.guilds.addMember(guildId, app.bot_user_id);
-      if (error !== 0)
+      role = await this.botRole(guildId, app, app.bot_user_id, permissions);
+      const error = await this.guilds.addMember(guildId, app.bot_user_id, role ? [role] : []);
+      if (error !== 0) {
+        if (role) await this.guilds.deleteManagedRole(guildId, role);
         throw JOIN_ERRORS[error]
           ? ApiError.of(JOIN_ERRORS[error])
           : new ApiError(400, { code: error, message: 'Cannot add the bot to this guild' });
+      }
     }
-    await this.integrations.transaction(async (tx) => {
-      const { integration, created } = await tx.upsertApp(
-        this.appIntegration(userId, app, { guild_id: guildId, channel_id: null }, scopes),
-      );
+    const kept = await this.integrations.transaction(async (tx) => {
+      const { integration, created } = await tx.upsertApp({
+        ...this.appIntegration(userId, app, { guild_id: guildId, channel_id: null }, scopes),
+        role_id: role,
+      });
       const ctx = await this.guildIntegrations.context([integration], false, false);
       const view = integrationView(integration, ctx);
       await tx.emit([
         guildIntegrationsUpdate(guildId),
         integrationChanged(created ? 'INTEGRATION_CREATE' : 'INTEGRATION_UPDATE', guildId, view),
       ]);
+      return integration.role_id;
     });
+    if (role && kept !== role && app.bot_user_id) {
+      // A concurrent authorization's role won: this one goes, and the bot holds the kept one.
+      await this.guilds.deleteManagedRole(guildId, role);
+      if (kept) await this.guilds.setManagedRole(guildId, app.bot_user_id, kept, true);
+    }
+  }
+
+  /**
+   * The bot's managed role, named after it and tagged with it, holding the permissions the
+   * authorization asked for; none is made without permissions (the platform's rule) or when the
+   * bot's integration in the guild already has one.
+   */
+  private async botRole(guildId: string, app: ApplicationRecord, botUserId: string, permissions: bigint): Promise<string | null> {
+    if (permissions === 0n) return null;
+    const existing = (await this.integrations.listGuild(guildId, 1000)).find((r) => r.type === 'discord' && r.application_id === app.id);
+    if (existing?.role_id) return null;
+    return this.guilds.createManagedRole(guildId, app.name, { permissions, botId: botUserId });
   }
 
   /** An application installed into a group DM the user is in (no bot joins: group DMs have no bots). */

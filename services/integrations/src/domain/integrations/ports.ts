@@ -19,6 +19,22 @@ export interface UsersPort {
 export interface PermissionCheck {
   member: boolean;
   allowed: boolean;
+  /** The user's permissions in the guild (every one for its owner and administrators). */
+  permissions: bigint;
+}
+
+export interface GuildSummary {
+  id: string;
+  name: string;
+  icon: string | null;
+  mfaLevel: number;
+}
+
+/** What a managed role is for: a bot's permissions, or a streaming integration's subscribers. */
+export interface ManagedRoleOwner {
+  permissions?: bigint;
+  botId?: string;
+  integrationId?: string;
 }
 
 export interface PrivateChannel {
@@ -33,12 +49,14 @@ export interface GuildsPort {
   permissions(userId: string, guildId: string, required: bigint): Promise<PermissionCheck>;
   /** Joins a user (a bot) to a guild; the platform's error code when refused, 0 when a member now. */
   addMember(guildId: string, userId: string, roleIds?: string[]): Promise<number>;
-  /** A managed role for an integration; its id. */
-  createManagedRole(guildId: string, name: string): Promise<string>;
+  /** A managed role for an integration (tagged with its bot or integration); its id. */
+  createManagedRole(guildId: string, name: string, owner?: ManagedRoleOwner): Promise<string>;
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean>;
   setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;
   channel(channelId: string): Promise<PrivateChannel | undefined>;
+  /** What an authorization screen shows of a guild; undefined when there is none. */
+  summary(guildId: string): Promise<GuildSummary | undefined>;
   /** The guilds the user is a member of. */
   guildIdsOf(userId: string): Promise<string[]>;
 }
@@ -83,7 +101,7 @@ export type NewApplication = Omit<
   ApplicationRecord,
   'bot_public' | 'bot_require_code_grant' | 'redirect_uris' | 'role_connections_verification_url'
 >;
-export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags'>>;
+export type ApplicationPatch = Partial<Pick<ApplicationRecord, 'name' | 'description' | 'flags' | 'redirect_uris' | 'icon'>>;
 export type NewCommand = CommandRecord;
 
 export interface ApplicationsStorePort {
@@ -99,6 +117,13 @@ export interface ApplicationsStorePort {
   /** Which of these applications have commands usable in the guild (global or the guild's own). */
   withCommands(applicationIds: string[], guildId: string): Promise<Set<string>>;
   roleConnectionMetadata(applicationIds: string[]): Promise<Map<string, unknown[]>>;
+  /** Replaces the application's role connection metadata records. */
+  setRoleConnectionMetadata(applicationId: string, records: unknown[]): Promise<void>;
+  /** Keeps an icon's bytes under its hash (storing the same one again is a no-op). */
+  saveIcon(applicationId: string, icon: { hash: string; contentType: string; data: Buffer }): Promise<void>;
+  icon(applicationId: string, hash: string): Promise<{ contentType: string; data: Buffer } | undefined>;
+  /** The scopes the user has granted the application (none: never authorized). */
+  authorizedScopes(userId: string, applicationId: string): Promise<string[]>;
   /** Records (or widens) the user's authorization of the application. */
   recordAuthorization(id: string, userId: string, applicationId: string, scopes: string[]): Promise<void>;
 }

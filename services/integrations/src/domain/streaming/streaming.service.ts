@@ -65,10 +65,11 @@ export class StreamingService {
     if (!connection?.access_token || connection.revoked) throw ApiError.of('UNKNOWN_INTEGRATION');
     const account = await this.withToken(type, accountId, () => this.provider(type).account(connection.access_token!, accountId));
     if (!account) throw ApiError.of('UNKNOWN_INTEGRATION');
-    const role = await this.guilds.createManagedRole(guildId, `${account.name} Subscriber`.slice(0, 100));
+    const id = this.ids.next();
+    const role = await this.guilds.createManagedRole(guildId, `${account.name} Subscriber`.slice(0, 100), { integrationId: id });
     const created = await this.store.transaction(async (tx) => {
       const row = await tx.insert({
-        id: this.ids.next(),
+        id,
         guild_id: guildId,
         channel_id: null,
         type,
