@@ -245,9 +245,9 @@ async function targetUsersFile(system, send, owner) {
     await invites.query('DROP TABLE copy_bench');
 
     const { channelId } = await guildWithInvite(send, owner, 'file');
-    const form = new FormData();
+    const form = new globalThis.FormData();
     form.set('max_age', '0');
-    form.set('target_users_file', new Blob([csv], { type: 'text/csv' }), 'users.csv');
+    form.set('target_users_file', new globalThis.Blob([csv], { type: 'text/csv' }), 'users.csv');
     const start = performance.now();
     const res = await fetch(`${system.baseUrl}/channels/${channelId}/invites`, {
       method: 'POST',
