@@ -42,6 +42,9 @@ class FakeUsersStore implements Pick<UsersPort, keyof UsersPort> {
   async findManyByIds(ids: string[]) {
     return this.users.filter((u) => ids.includes(u.id));
   }
+  async unknownIds(ids: string[]) {
+    return ids.filter((id) => !this.users.some((u) => u.id === id));
+  }
   async findByEmail(email: string) {
     return this.users.find((u) => u.email?.toLowerCase() === email.toLowerCase());
   }

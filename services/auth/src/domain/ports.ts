@@ -85,6 +85,8 @@ export interface UsersPort {
   taken(values: { username?: string | undefined; email?: string | undefined }): Promise<UniqueField[]>;
   findById(id: string): Promise<UserRow | undefined>;
   findManyByIds(ids: string[]): Promise<PublicUserRow[]>;
+  /** Which of these (storable, distinct) ids no account has. */
+  unknownIds(ids: string[]): Promise<string[]>;
   findByUsername(username: string): Promise<UserRow | undefined>;
   findByEmail(email: string): Promise<UserRow | undefined>;
   findByPhone(phone: string): Promise<UserRow | undefined>;

@@ -17,6 +17,7 @@ describe('UserDirectory', () => {
         asked.push(ids);
         return users.findManyByIds(ids);
       },
+      unknownIds: (ids) => users.unknownIds(ids),
     });
     const found = await directory.publicUsers(['100', '100', '9223372036854775808', 'abc', '']);
     expect(found.map((u) => u.id)).toEqual(['100']);
@@ -45,5 +46,14 @@ describe('UserDirectory', () => {
     expect(isStorableId('9223372036854775808')).toBe(false);
     expect(isStorableId('00001')).toBe(true);
     expect(isStorableId('-1')).toBe(false);
+  });
+
+  it('when ids are checked for existence, then the unknown ones (unstorable included) come back once each, in order; over 10,000 is 50035', async () => {
+    const users = new MemoryUsers(alice);
+    const directory = new UserDirectory(users);
+    expect(await directory.unknownIds(['5', '100', '5', 'abc', '100'])).toEqual(['5', 'abc']);
+    await expect(directory.unknownIds(Array.from({ length: 10_001 }, (_, i) => String(i + 1)))).rejects.toMatchObject({
+      body: { code: 50035 },
+    });
   });
 });

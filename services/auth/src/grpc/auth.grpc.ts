@@ -50,6 +50,9 @@ export function authGrpc(
     async getUsers({ userIds }) {
       return { users: (await users.publicUsers(userIds)).map(contractUser) };
     },
+    async findUnknownUserIds({ userIds }) {
+      return { unknownUserIds: await users.unknownIds(userIds) };
+    },
     async getCurrentUser({ userId }) {
       return { user: currentUser(await users.current(userId)) };
     },

@@ -65,6 +65,15 @@ export class UsersStore implements UsersPort {
   }
 
   /** Only the public columns: lists of a thousand users are read on hot paths (relationships). */
+  async unknownIds(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    // One array parameter, however many ids: no statement with thousands of placeholders.
+    const { rows } = await sql<{ id: string }>`
+      SELECT u.id::text AS id FROM unnest(${ids}::bigint[]) WITH ORDINALITY AS u (id, n)
+      WHERE NOT EXISTS (SELECT 1 FROM users WHERE users.id = u.id) ORDER BY u.n`.execute(this.db);
+    return rows.map((r) => r.id);
+  }
+
   findManyByIds(ids: string[]): Promise<PublicUserRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.db.selectFrom('users').select(PUBLIC_COLUMNS).where('id', 'in', ids).execute();

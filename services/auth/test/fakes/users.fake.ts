@@ -62,6 +62,10 @@ export class MemoryUsers implements UsersPort {
     return Promise.resolve(this.rows.filter((u) => ids.includes(u.id)));
   }
 
+  unknownIds(ids: string[]): Promise<string[]> {
+    return Promise.resolve(ids.filter((id) => !this.rows.some((u) => u.id === id)));
+  }
+
   findByUsername(username: string): Promise<UserRow | undefined> {
     return Promise.resolve(this.rows.find((u) => u.username.toLowerCase() === username.toLowerCase()));
   }

@@ -40,6 +40,8 @@ export interface SocialDirectory {
 /** The account service: users by id, unknown ids left out. */
 export interface UserDirectory {
   users(ids: readonly string[]): Promise<Map<string, ContractUser>>;
+  /** Which of these ids (at most 10,000) no account has: existence alone, for files of many users. */
+  unknownIds(ids: readonly string[]): Promise<string[]>;
 }
 
 /** What ends an invite's life in the store: its INVITE_DELETE, written with the change. */

@@ -3,9 +3,9 @@ import type { UserDirectory } from './ports.js';
 import { badRowLines, listed } from './target-users.file.js';
 import type { ClaimedJob, TargetUsersStore } from './target-users.ports.js';
 
-/** Users asked of auth at once (its lookup's page), and how many such asks run together. */
-const LOOKUP_PAGE = 1000;
-const LOOKUPS_AT_ONCE = 4;
+/** Ids checked with auth at once (its existence check's page), and how many such checks run together. */
+const LOOKUP_PAGE = 10_000;
+const LOOKUPS_AT_ONCE = 2;
 
 export interface WorkerOptions {
   /** How long an idle worker waits before looking for a job again (an upload here wakes it at once). */
@@ -86,8 +86,7 @@ export class TargetUsersWorker {
       const pages: string[][] = [];
       for (let j = i; j < Math.min(ids.length, i + LOOKUP_PAGE * LOOKUPS_AT_ONCE); j += LOOKUP_PAGE)
         pages.push(ids.slice(j, j + LOOKUP_PAGE));
-      const found = await Promise.all(pages.map((page) => this.users.users(page)));
-      pages.forEach((page, k) => unknown.push(...page.filter((id) => !found[k]!.has(id))));
+      for (const missing of await Promise.all(pages.map((page) => this.users.unknownIds(page)))) unknown.push(...missing);
       processed += pages.reduce((n, p) => n + p.length, 0);
       await this.store.progress(job, processed);
     }

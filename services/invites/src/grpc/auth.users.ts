@@ -12,4 +12,9 @@ export class AuthUsers implements UserDirectory {
     const { users } = await this.auth.getUsers({ userIds: unique });
     return new Map(users.map((u) => [u.id, u]));
   }
+
+  async unknownIds(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return (await this.auth.findUnknownUserIds({ userIds: [...ids] })).unknownUserIds;
+  }
 }

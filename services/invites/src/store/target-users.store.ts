@@ -5,7 +5,7 @@ import type { InvitesDatabase } from './schema.js';
 /** How long a worker's claim on a job lasts before another may take it over. */
 const CLAIM_SECONDS = 60;
 /** Ids written per statement when a job completes. */
-const INSERT_BATCH = 10_000;
+const INSERT_BATCH = 50_000;
 
 const JOB_COLUMNS = ['status', 'total_users', 'processed_users', 'created_at', 'completed_at', 'error_message'] as const;
 

@@ -147,6 +147,9 @@ export class FakeUsers implements UserDirectory {
   async users(ids: readonly string[]) {
     return new Map(ids.filter((id) => this.known?.has(id) ?? true).map((id) => [id, user(id)]));
   }
+  async unknownIds(ids: readonly string[]) {
+    return ids.filter((id) => !(this.known?.has(id) ?? true));
+  }
 }
 
 /** A guild world: channels, guilds, each user's permissions, and who joined. */

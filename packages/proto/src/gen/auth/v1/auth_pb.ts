@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file auth/v1/auth.proto.
  */
 export const file_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIskBCgtQYXJ0aWFsVXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESFAoMcHVibGljX2ZsYWdzGAYgASgDEgsKA2JvdBgHIAEoCBIQCgNiaW8YCCABKAlIAogBAUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIGCgRfYmlvIjcKEEdldFVzZXJzUmVzcG9uc2USIwoFdXNlcnMYASADKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIigKFUdldEN1cnJlbnRVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIqwDCgtDdXJyZW50VXNlchIKCgJpZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIVCg1kaXNjcmltaW5hdG9yGAMgASgJEhgKC2dsb2JhbF9uYW1lGAQgASgJSACIAQESEwoGYXZhdGFyGAUgASgJSAGIAQESCwoDYmlvGAYgASgJEg4KBmxvY2FsZRgHIAEoCRINCgV0aGVtZRgIIAEoCRITCgttZmFfZW5hYmxlZBgJIAEoCBISCgVlbWFpbBgKIAEoCUgCiAEBEhAKCHZlcmlmaWVkGAsgASgIEhIKBXBob25lGAwgASgJSAOIAQESDQoFZmxhZ3MYDSABKAkSFAoMcHJlbWl1bV90eXBlGA4gASgFEhQKDHB1YmxpY19mbGFncxgPIAEoAxILCgNib3QYECABKAgSGQoMbnNmd19hbGxvd2VkGBEgASgISASIAQESGwoTYXV0aGVudGljYXRvcl90eXBlcxgSIAMoBUIOCgxfZ2xvYmFsX25hbWVCCQoHX2F2YXRhckIICgZfZW1haWxCCAoGX3Bob25lQg8KDV9uc2Z3X2FsbG93ZWQiPAoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5DdXJyZW50VXNlciJEChlGaW5kVXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJEhUKDWRpc2NyaW1pbmF0b3IYAiABKAkiQAoaRmluZFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiLgobR2V0RnJpZW5kU291cmNlRmxhZ3NSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiWgocR2V0RnJpZW5kU291cmNlRmxhZ3NSZXNwb25zZRILCgNhbGwYASABKAgSFgoObXV0dWFsX2ZyaWVuZHMYAiABKAgSFQoNbXV0dWFsX2d1aWxkcxgDIAEoCCJYChhDaGVja01mYUVsZXZhdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9lbGV2YXRpb25fdG9rZW4YAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCSIbChlDaGVja01mYUVsZXZhdGlvblJlc3BvbnNlImUKGVNldEFjY291bnRTdGFuZGluZ1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRInCgZhY3Rpb24YAiABKA4yFy5hdXRoLnYxLlN0YW5kaW5nQWN0aW9uEg4KBnJlYXNvbhgDIAEoCSI0ChpTZXRBY2NvdW50U3RhbmRpbmdSZXNwb25zZRIWCg5zZXNzaW9uc19lbmRlZBgBIAEoBSIpChZMaXN0UHVzaERldmljZXNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkibAoKUHVzaERldmljZRIQCghwcm92aWRlchgBIAEoCRINCgV0b2tlbhgCIAEoCRIXCg9zZXNzaW9uX2lkX2hhc2gYAyABKAkSFgoJYnVuZGxlX2lkGAQgASgJSACIAQFCDAoKX2J1bmRsZV9pZCI/ChdMaXN0UHVzaERldmljZXNSZXNwb25zZRIkCgdkZXZpY2VzGAEgAygLMhMuYXV0aC52MS5QdXNoRGV2aWNlIigKFENyZWF0ZUJvdFVzZXJSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJIjsKFUNyZWF0ZUJvdFVzZXJSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlciI+ChVTZXRQcmVtaXVtVHlwZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIUCgxwcmVtaXVtX3R5cGUYAiABKAUiKQoWU2V0UHJlbWl1bVR5cGVSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgIIj8KGkZpbmRVc2Vyc0J5Q29udGFjdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEAoIY29udGFjdHMYAiADKAkiLwobRmluZFVzZXJzQnlDb250YWN0c1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIicKFFJlc2V0Qm90VG9rZW5SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiJgoVUmVzZXRCb3RUb2tlblJlc3BvbnNlEg0KBXRva2VuGAEgASgJKroBCg5TdGFuZGluZ0FjdGlvbhIfChtTVEFORElOR19BQ1RJT05fVU5TUEVDSUZJRUQQABIbChdTVEFORElOR19BQ1RJT05fU1VTUEVORBABEiMKH1NUQU5ESU5HX0FDVElPTl9GTEFHX1NVU1BJQ0lPVVMQAhIrCidTVEFORElOR19BQ1RJT05fUkVRVUlSRV9QQVNTV09SRF9VUERBVEUQAxIYChRTVEFORElOR19BQ1RJT05fTElGVBAEMpsICgtBdXRoU2VydmljZRJOCg1WYWxpZGF0ZVRva2VuEh0uYXV0aC52MS5WYWxpZGF0ZVRva2VuUmVxdWVzdBoeLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlEj8KCEdldFVzZXJzEhguYXV0aC52MS5HZXRVc2Vyc1JlcXVlc3QaGS5hdXRoLnYxLkdldFVzZXJzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USYAoTRmluZFVzZXJzQnlDb250YWN0cxIjLmF1dGgudjEuRmluZFVzZXJzQnlDb250YWN0c1JlcXVlc3QaJC5hdXRoLnYxLkZpbmRVc2Vyc0J5Q29udGFjdHNSZXNwb25zZRJaChFDaGVja01mYUVsZXZhdGlvbhIhLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXF1ZXN0GiIuYXV0aC52MS5DaGVja01mYUVsZXZhdGlvblJlc3BvbnNlElQKD0xpc3RQdXNoRGV2aWNlcxIfLmF1dGgudjEuTGlzdFB1c2hEZXZpY2VzUmVxdWVzdBogLmF1dGgudjEuTGlzdFB1c2hEZXZpY2VzUmVzcG9uc2USXQoSU2V0QWNjb3VudFN0YW5kaW5nEiIuYXV0aC52MS5TZXRBY2NvdW50U3RhbmRpbmdSZXF1ZXN0GiMuYXV0aC52MS5TZXRBY2NvdW50U3RhbmRpbmdSZXNwb25zZRJOCg1DcmVhdGVCb3RVc2VyEh0uYXV0aC52MS5DcmVhdGVCb3RVc2VyUmVxdWVzdBoeLmF1dGgudjEuQ3JlYXRlQm90VXNlclJlc3BvbnNlElEKDlNldFByZW1pdW1UeXBlEh4uYXV0aC52MS5TZXRQcmVtaXVtVHlwZVJlcXVlc3QaHy5hdXRoLnYxLlNldFByZW1pdW1UeXBlUmVzcG9uc2USTgoNUmVzZXRCb3RUb2tlbhIdLmF1dGgudjEuUmVzZXRCb3RUb2tlblJlcXVlc3QaHi5hdXRoLnYxLlJlc2V0Qm90VG9rZW5SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChJhdXRoL3YxL2F1dGgucHJvdG8SB2F1dGgudjEiOAoUVmFsaWRhdGVUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEQoJY2xpZW50X2lwGAIgASgJIoABChVWYWxpZGF0ZVRva2VuUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDwoHdXNlcl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg0KBWZsYWdzGAQgASgJEgsKA2JvdBgFIAEoCBIXCg9zZXNzaW9uX2lkX2hhc2gYBiABKAkiIwoPR2V0VXNlcnNSZXF1ZXN0EhAKCHVzZXJfaWRzGAEgAygJIi0KGUZpbmRVbmtub3duVXNlcklkc1JlcXVlc3QSEAoIdXNlcl9pZHMYASADKAkiNgoaRmluZFVua25vd25Vc2VySWRzUmVzcG9uc2USGAoQdW5rbm93bl91c2VyX2lkcxgBIAMoCSLJAQoLUGFydGlhbFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSFQoNZGlzY3JpbWluYXRvchgDIAEoCRIYCgtnbG9iYWxfbmFtZRgEIAEoCUgAiAEBEhMKBmF2YXRhchgFIAEoCUgBiAEBEhQKDHB1YmxpY19mbGFncxgGIAEoAxILCgNib3QYByABKAgSEAoDYmlvGAggASgJSAKIAQFCDgoMX2dsb2JhbF9uYW1lQgkKB19hdmF0YXJCBgoEX2JpbyI3ChBHZXRVc2Vyc1Jlc3BvbnNlEiMKBXVzZXJzGAEgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlciIoChVHZXRDdXJyZW50VXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKsAwoLQ3VycmVudFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSFQoNZGlzY3JpbWluYXRvchgDIAEoCRIYCgtnbG9iYWxfbmFtZRgEIAEoCUgAiAEBEhMKBmF2YXRhchgFIAEoCUgBiAEBEgsKA2JpbxgGIAEoCRIOCgZsb2NhbGUYByABKAkSDQoFdGhlbWUYCCABKAkSEwoLbWZhX2VuYWJsZWQYCSABKAgSEgoFZW1haWwYCiABKAlIAogBARIQCgh2ZXJpZmllZBgLIAEoCBISCgVwaG9uZRgMIAEoCUgDiAEBEg0KBWZsYWdzGA0gASgJEhQKDHByZW1pdW1fdHlwZRgOIAEoBRIUCgxwdWJsaWNfZmxhZ3MYDyABKAMSCwoDYm90GBAgASgIEhkKDG5zZndfYWxsb3dlZBgRIAEoCEgEiAEBEhsKE2F1dGhlbnRpY2F0b3JfdHlwZXMYEiADKAVCDgoMX2dsb2JhbF9uYW1lQgkKB19hdmF0YXJCCAoGX2VtYWlsQggKBl9waG9uZUIPCg1fbnNmd19hbGxvd2VkIjwKFkdldEN1cnJlbnRVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuQ3VycmVudFVzZXIiRAoZRmluZFVzZXJCeVVzZXJuYW1lUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIVCg1kaXNjcmltaW5hdG9yGAIgASgJIkAKGkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyIi4KG0dldEZyaWVuZFNvdXJjZUZsYWdzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIloKHEdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USCwoDYWxsGAEgASgIEhYKDm11dHVhbF9mcmllbmRzGAIgASgIEhUKDW11dHVhbF9ndWlsZHMYAyABKAgiWAoYQ2hlY2tNZmFFbGV2YXRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFwoPZWxldmF0aW9uX3Rva2VuGAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkiGwoZQ2hlY2tNZmFFbGV2YXRpb25SZXNwb25zZSJlChlTZXRBY2NvdW50U3RhbmRpbmdSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSJwoGYWN0aW9uGAIgASgOMhcuYXV0aC52MS5TdGFuZGluZ0FjdGlvbhIOCgZyZWFzb24YAyABKAkiNAoaU2V0QWNjb3VudFN0YW5kaW5nUmVzcG9uc2USFgoOc2Vzc2lvbnNfZW5kZWQYASABKAUiKQoWTGlzdFB1c2hEZXZpY2VzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJImwKClB1c2hEZXZpY2USEAoIcHJvdmlkZXIYASABKAkSDQoFdG9rZW4YAiABKAkSFwoPc2Vzc2lvbl9pZF9oYXNoGAMgASgJEhYKCWJ1bmRsZV9pZBgEIAEoCUgAiAEBQgwKCl9idW5kbGVfaWQiPwoXTGlzdFB1c2hEZXZpY2VzUmVzcG9uc2USJAoHZGV2aWNlcxgBIAMoCzITLmF1dGgudjEuUHVzaERldmljZSIoChRDcmVhdGVCb3RVc2VyUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCSI7ChVDcmVhdGVCb3RVc2VyUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULmF1dGgudjEuUGFydGlhbFVzZXIiPgoVU2V0UHJlbWl1bVR5cGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFAoMcHJlbWl1bV90eXBlGAIgASgFIikKFlNldFByZW1pdW1UeXBlUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoCCI/ChpGaW5kVXNlcnNCeUNvbnRhY3RzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGNvbnRhY3RzGAIgAygJIi8KG0ZpbmRVc2Vyc0J5Q29udGFjdHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSInChRSZXNldEJvdFRva2VuUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIiYKFVJlc2V0Qm90VG9rZW5SZXNwb25zZRINCgV0b2tlbhgBIAEoCSq6AQoOU3RhbmRpbmdBY3Rpb24SHwobU1RBTkRJTkdfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGwoXU1RBTkRJTkdfQUNUSU9OX1NVU1BFTkQQARIjCh9TVEFORElOR19BQ1RJT05fRkxBR19TVVNQSUNJT1VTEAISKwonU1RBTkRJTkdfQUNUSU9OX1JFUVVJUkVfUEFTU1dPUkRfVVBEQVRFEAMSGAoUU1RBTkRJTkdfQUNUSU9OX0xJRlQQBDL6CAoLQXV0aFNlcnZpY2USTgoNVmFsaWRhdGVUb2tlbhIdLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlcXVlc3QaHi5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXNwb25zZRI/CghHZXRVc2VycxIYLmF1dGgudjEuR2V0VXNlcnNSZXF1ZXN0GhkuYXV0aC52MS5HZXRVc2Vyc1Jlc3BvbnNlEl0KEkZpbmRVbmtub3duVXNlcklkcxIiLmF1dGgudjEuRmluZFVua25vd25Vc2VySWRzUmVxdWVzdBojLmF1dGgudjEuRmluZFVua25vd25Vc2VySWRzUmVzcG9uc2USUQoOR2V0Q3VycmVudFVzZXISHi5hdXRoLnYxLkdldEN1cnJlbnRVc2VyUmVxdWVzdBofLmF1dGgudjEuR2V0Q3VycmVudFVzZXJSZXNwb25zZRJdChJGaW5kVXNlckJ5VXNlcm5hbWUSIi5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlcXVlc3QaIy5hdXRoLnYxLkZpbmRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEmMKFEdldEZyaWVuZFNvdXJjZUZsYWdzEiQuYXV0aC52MS5HZXRGcmllbmRTb3VyY2VGbGFnc1JlcXVlc3QaJS5hdXRoLnYxLkdldEZyaWVuZFNvdXJjZUZsYWdzUmVzcG9uc2USYAoTRmluZFVzZXJzQnlDb250YWN0cxIjLmF1dGgudjEuRmluZFVzZXJzQnlDb250YWN0c1JlcXVlc3QaJC5hdXRoLnYxLkZpbmRVc2Vyc0J5Q29udGFjdHNSZXNwb25zZRJaChFDaGVja01mYUVsZXZhdGlvbhIhLmF1dGgudjEuQ2hlY2tNZmFFbGV2YXRpb25SZXF1ZXN0GiIuYXV0aC52MS5DaGVja01mYUVsZXZhdGlvblJlc3BvbnNlElQKD0xpc3RQdXNoRGV2aWNlcxIfLmF1dGgudjEuTGlzdFB1c2hEZXZpY2VzUmVxdWVzdBogLmF1dGgudjEuTGlzdFB1c2hEZXZpY2VzUmVzcG9uc2USXQoSU2V0QWNjb3VudFN0YW5kaW5nEiIuYXV0aC52MS5TZXRBY2NvdW50U3RhbmRpbmdSZXF1ZXN0GiMuYXV0aC52MS5TZXRBY2NvdW50U3RhbmRpbmdSZXNwb25zZRJOCg1DcmVhdGVCb3RVc2VyEh0uYXV0aC52MS5DcmVhdGVCb3RVc2VyUmVxdWVzdBoeLmF1dGgudjEuQ3JlYXRlQm90VXNlclJlc3BvbnNlElEKDlNldFByZW1pdW1UeXBlEh4uYXV0aC52MS5TZXRQcmVtaXVtVHlwZVJlcXVlc3QaHy5hdXRoLnYxLlNldFByZW1pdW1UeXBlUmVzcG9uc2USTgoNUmVzZXRCb3RUb2tlbhIdLmF1dGgudjEuUmVzZXRCb3RUb2tlblJlcXVlc3QaHi5hdXRoLnYxLlJlc2V0Qm90VG9rZW5SZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message auth.v1.ValidateTokenRequest
@@ -102,6 +102,42 @@ export const GetUsersRequestSchema: GenMessage<GetUsersRequest> = /*@__PURE__*/
   messageDesc(file_auth_v1_auth, 2);
 
 /**
+ * @generated from message auth.v1.FindUnknownUserIdsRequest
+ */
+export type FindUnknownUserIdsRequest = Message<"auth.v1.FindUnknownUserIdsRequest"> & {
+  /**
+   * @generated from field: repeated string user_ids = 1;
+   */
+  userIds: string[];
+};
+
+/**
+ * Describes the message auth.v1.FindUnknownUserIdsRequest.
+ * Use `create(FindUnknownUserIdsRequestSchema)` to create a new message.
+ */
+export const FindUnknownUserIdsRequestSchema: GenMessage<FindUnknownUserIdsRequest> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 3);
+
+/**
+ * @generated from message auth.v1.FindUnknownUserIdsResponse
+ */
+export type FindUnknownUserIdsResponse = Message<"auth.v1.FindUnknownUserIdsResponse"> & {
+  /**
+   * The asked ids no account has, in the order asked, each once.
+   *
+   * @generated from field: repeated string unknown_user_ids = 1;
+   */
+  unknownUserIds: string[];
+};
+
+/**
+ * Describes the message auth.v1.FindUnknownUserIdsResponse.
+ * Use `create(FindUnknownUserIdsResponseSchema)` to create a new message.
+ */
+export const FindUnknownUserIdsResponseSchema: GenMessage<FindUnknownUserIdsResponse> = /*@__PURE__*/
+  messageDesc(file_auth_v1_auth, 4);
+
+/**
  * @generated from message auth.v1.PartialUser
  */
 export type PartialUser = Message<"auth.v1.PartialUser"> & {
@@ -153,7 +189,7 @@ export type PartialUser = Message<"auth.v1.PartialUser"> & {
  * Use `create(PartialUserSchema)` to create a new message.
  */
 export const PartialUserSchema: GenMessage<PartialUser> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 3);
+  messageDesc(file_auth_v1_auth, 5);
 
 /**
  * @generated from message auth.v1.GetUsersResponse
@@ -170,7 +206,7 @@ export type GetUsersResponse = Message<"auth.v1.GetUsersResponse"> & {
  * Use `create(GetUsersResponseSchema)` to create a new message.
  */
 export const GetUsersResponseSchema: GenMessage<GetUsersResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 4);
+  messageDesc(file_auth_v1_auth, 6);
 
 /**
  * @generated from message auth.v1.GetCurrentUserRequest
@@ -187,7 +223,7 @@ export type GetCurrentUserRequest = Message<"auth.v1.GetCurrentUserRequest"> & {
  * Use `create(GetCurrentUserRequestSchema)` to create a new message.
  */
 export const GetCurrentUserRequestSchema: GenMessage<GetCurrentUserRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 5);
+  messageDesc(file_auth_v1_auth, 7);
 
 /**
  * The user's own object: the public fields, the private ones and the settings READY carries.
@@ -300,7 +336,7 @@ export type CurrentUser = Message<"auth.v1.CurrentUser"> & {
  * Use `create(CurrentUserSchema)` to create a new message.
  */
 export const CurrentUserSchema: GenMessage<CurrentUser> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 6);
+  messageDesc(file_auth_v1_auth, 8);
 
 /**
  * @generated from message auth.v1.GetCurrentUserResponse
@@ -317,7 +353,7 @@ export type GetCurrentUserResponse = Message<"auth.v1.GetCurrentUserResponse"> &
  * Use `create(GetCurrentUserResponseSchema)` to create a new message.
  */
 export const GetCurrentUserResponseSchema: GenMessage<GetCurrentUserResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 7);
+  messageDesc(file_auth_v1_auth, 9);
 
 /**
  * @generated from message auth.v1.FindUserByUsernameRequest
@@ -341,7 +377,7 @@ export type FindUserByUsernameRequest = Message<"auth.v1.FindUserByUsernameReque
  * Use `create(FindUserByUsernameRequestSchema)` to create a new message.
  */
 export const FindUserByUsernameRequestSchema: GenMessage<FindUserByUsernameRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 8);
+  messageDesc(file_auth_v1_auth, 10);
 
 /**
  * @generated from message auth.v1.FindUserByUsernameResponse
@@ -360,7 +396,7 @@ export type FindUserByUsernameResponse = Message<"auth.v1.FindUserByUsernameResp
  * Use `create(FindUserByUsernameResponseSchema)` to create a new message.
  */
 export const FindUserByUsernameResponseSchema: GenMessage<FindUserByUsernameResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 9);
+  messageDesc(file_auth_v1_auth, 11);
 
 /**
  * @generated from message auth.v1.GetFriendSourceFlagsRequest
@@ -377,7 +413,7 @@ export type GetFriendSourceFlagsRequest = Message<"auth.v1.GetFriendSourceFlagsR
  * Use `create(GetFriendSourceFlagsRequestSchema)` to create a new message.
  */
 export const GetFriendSourceFlagsRequestSchema: GenMessage<GetFriendSourceFlagsRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 10);
+  messageDesc(file_auth_v1_auth, 12);
 
 /**
  * @generated from message auth.v1.GetFriendSourceFlagsResponse
@@ -404,7 +440,7 @@ export type GetFriendSourceFlagsResponse = Message<"auth.v1.GetFriendSourceFlags
  * Use `create(GetFriendSourceFlagsResponseSchema)` to create a new message.
  */
 export const GetFriendSourceFlagsResponseSchema: GenMessage<GetFriendSourceFlagsResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 11);
+  messageDesc(file_auth_v1_auth, 13);
 
 /**
  * @generated from message auth.v1.CheckMfaElevationRequest
@@ -436,7 +472,7 @@ export type CheckMfaElevationRequest = Message<"auth.v1.CheckMfaElevationRequest
  * Use `create(CheckMfaElevationRequestSchema)` to create a new message.
  */
 export const CheckMfaElevationRequestSchema: GenMessage<CheckMfaElevationRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 12);
+  messageDesc(file_auth_v1_auth, 14);
 
 /**
  * @generated from message auth.v1.CheckMfaElevationResponse
@@ -449,7 +485,7 @@ export type CheckMfaElevationResponse = Message<"auth.v1.CheckMfaElevationRespon
  * Use `create(CheckMfaElevationResponseSchema)` to create a new message.
  */
 export const CheckMfaElevationResponseSchema: GenMessage<CheckMfaElevationResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 13);
+  messageDesc(file_auth_v1_auth, 15);
 
 /**
  * @generated from message auth.v1.SetAccountStandingRequest
@@ -478,7 +514,7 @@ export type SetAccountStandingRequest = Message<"auth.v1.SetAccountStandingReque
  * Use `create(SetAccountStandingRequestSchema)` to create a new message.
  */
 export const SetAccountStandingRequestSchema: GenMessage<SetAccountStandingRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 14);
+  messageDesc(file_auth_v1_auth, 16);
 
 /**
  * @generated from message auth.v1.SetAccountStandingResponse
@@ -495,7 +531,7 @@ export type SetAccountStandingResponse = Message<"auth.v1.SetAccountStandingResp
  * Use `create(SetAccountStandingResponseSchema)` to create a new message.
  */
 export const SetAccountStandingResponseSchema: GenMessage<SetAccountStandingResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 15);
+  messageDesc(file_auth_v1_auth, 17);
 
 /**
  * @generated from message auth.v1.ListPushDevicesRequest
@@ -512,7 +548,7 @@ export type ListPushDevicesRequest = Message<"auth.v1.ListPushDevicesRequest"> &
  * Use `create(ListPushDevicesRequestSchema)` to create a new message.
  */
 export const ListPushDevicesRequestSchema: GenMessage<ListPushDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 16);
+  messageDesc(file_auth_v1_auth, 18);
 
 /**
  * @generated from message auth.v1.PushDevice
@@ -548,7 +584,7 @@ export type PushDevice = Message<"auth.v1.PushDevice"> & {
  * Use `create(PushDeviceSchema)` to create a new message.
  */
 export const PushDeviceSchema: GenMessage<PushDevice> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 17);
+  messageDesc(file_auth_v1_auth, 19);
 
 /**
  * @generated from message auth.v1.ListPushDevicesResponse
@@ -565,7 +601,7 @@ export type ListPushDevicesResponse = Message<"auth.v1.ListPushDevicesResponse">
  * Use `create(ListPushDevicesResponseSchema)` to create a new message.
  */
 export const ListPushDevicesResponseSchema: GenMessage<ListPushDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 18);
+  messageDesc(file_auth_v1_auth, 20);
 
 /**
  * @generated from message auth.v1.CreateBotUserRequest
@@ -584,7 +620,7 @@ export type CreateBotUserRequest = Message<"auth.v1.CreateBotUserRequest"> & {
  * Use `create(CreateBotUserRequestSchema)` to create a new message.
  */
 export const CreateBotUserRequestSchema: GenMessage<CreateBotUserRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 19);
+  messageDesc(file_auth_v1_auth, 21);
 
 /**
  * @generated from message auth.v1.CreateBotUserResponse
@@ -601,7 +637,7 @@ export type CreateBotUserResponse = Message<"auth.v1.CreateBotUserResponse"> & {
  * Use `create(CreateBotUserResponseSchema)` to create a new message.
  */
 export const CreateBotUserResponseSchema: GenMessage<CreateBotUserResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 20);
+  messageDesc(file_auth_v1_auth, 22);
 
 /**
  * @generated from message auth.v1.SetPremiumTypeRequest
@@ -623,7 +659,7 @@ export type SetPremiumTypeRequest = Message<"auth.v1.SetPremiumTypeRequest"> & {
  * Use `create(SetPremiumTypeRequestSchema)` to create a new message.
  */
 export const SetPremiumTypeRequestSchema: GenMessage<SetPremiumTypeRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 21);
+  messageDesc(file_auth_v1_auth, 23);
 
 /**
  * @generated from message auth.v1.SetPremiumTypeResponse
@@ -642,7 +678,7 @@ export type SetPremiumTypeResponse = Message<"auth.v1.SetPremiumTypeResponse"> &
  * Use `create(SetPremiumTypeResponseSchema)` to create a new message.
  */
 export const SetPremiumTypeResponseSchema: GenMessage<SetPremiumTypeResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 22);
+  messageDesc(file_auth_v1_auth, 24);
 
 /**
  * @generated from message auth.v1.FindUsersByContactsRequest
@@ -666,7 +702,7 @@ export type FindUsersByContactsRequest = Message<"auth.v1.FindUsersByContactsReq
  * Use `create(FindUsersByContactsRequestSchema)` to create a new message.
  */
 export const FindUsersByContactsRequestSchema: GenMessage<FindUsersByContactsRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 23);
+  messageDesc(file_auth_v1_auth, 25);
 
 /**
  * @generated from message auth.v1.FindUsersByContactsResponse
@@ -683,7 +719,7 @@ export type FindUsersByContactsResponse = Message<"auth.v1.FindUsersByContactsRe
  * Use `create(FindUsersByContactsResponseSchema)` to create a new message.
  */
 export const FindUsersByContactsResponseSchema: GenMessage<FindUsersByContactsResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 24);
+  messageDesc(file_auth_v1_auth, 26);
 
 /**
  * @generated from message auth.v1.ResetBotTokenRequest
@@ -700,7 +736,7 @@ export type ResetBotTokenRequest = Message<"auth.v1.ResetBotTokenRequest"> & {
  * Use `create(ResetBotTokenRequestSchema)` to create a new message.
  */
 export const ResetBotTokenRequestSchema: GenMessage<ResetBotTokenRequest> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 25);
+  messageDesc(file_auth_v1_auth, 27);
 
 /**
  * @generated from message auth.v1.ResetBotTokenResponse
@@ -717,7 +753,7 @@ export type ResetBotTokenResponse = Message<"auth.v1.ResetBotTokenResponse"> & {
  * Use `create(ResetBotTokenResponseSchema)` to create a new message.
  */
 export const ResetBotTokenResponseSchema: GenMessage<ResetBotTokenResponse> = /*@__PURE__*/
-  messageDesc(file_auth_v1_auth, 26);
+  messageDesc(file_auth_v1_auth, 28);
 
 /**
  * @generated from enum auth.v1.StandingAction
@@ -780,6 +816,17 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof GetUsersRequestSchema;
     output: typeof GetUsersResponseSchema;
+  },
+  /**
+   * Which of these ids (at most 10,000) name no account: existence alone, no user objects, for
+   * checks over many ids at once (an invite's target users file).
+   *
+   * @generated from rpc auth.v1.AuthService.FindUnknownUserIds
+   */
+  findUnknownUserIds: {
+    methodKind: "unary";
+    input: typeof FindUnknownUserIdsRequestSchema;
+    output: typeof FindUnknownUserIdsResponseSchema;
   },
   /**
    * The user's own (private) object, as READY and `GET /users/@me` carry it; NOT_FOUND when unknown.
