@@ -69,6 +69,17 @@ describe('LeasedLimiter over rate-limiter-flexible', () => {
     expect(counts.map((c) => c.consumed)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
+  it('when more keys come than it remembers, then the oldest idle ones are forgotten and the counts stay in the store', async () => {
+    const memory = new RateLimiterMemory({ points: 2, duration: 60 });
+    const leased = new LeasedLimiter(memory, 2, 60, 1, never, 3);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) expect((await leased.count(key)).allowed).toBe(true);
+    expect((leased as unknown as { leases: Map<string, unknown> }).leases.size).toBeLessThanOrEqual(3);
+
+    // 'a' was forgotten here, not in the store: its second request is its last, its third refused.
+    expect(await leased.count('a')).toMatchObject({ allowed: true, consumed: 2 });
+    expect(await leased.count('a')).toMatchObject({ allowed: false });
+  });
+
   it('when neither Redis nor an insurance can count, then the requests pass and the failure is reported', async () => {
     const redis = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     try {

@@ -60,6 +60,8 @@ export class LeasedLimiter {
     windowS: number,
     private readonly maxLease: number,
     private readonly unavailable: Unavailable,
+    /** The most keys remembered: past it the oldest idle ones are forgotten (addresses sprayed by an attacker). */
+    private readonly maxKeys = 50_000,
   ) {
     this.windowMs = windowS * 1000;
   }
@@ -70,6 +72,7 @@ export class LeasedLimiter {
     if (now >= this.nextSweep) this.sweep(now);
     let lease = this.leases.get(key);
     if (lease === undefined) {
+      if (this.leases.size >= this.maxKeys) this.forgetOldest(now);
       lease = { spare: 0, consumed: 0, endsAt: 0, spent: false, admitted: 0, previous: 0, queue: null };
       this.leases.set(key, lease);
     } else if (lease.queue === null && now >= lease.endsAt) this.roll(lease, now);
@@ -141,6 +144,19 @@ export class LeasedLimiter {
         for (const resolve of queue) resolve({ allowed: true, consumed: 0, msBeforeNext: 0 });
       },
     );
+  }
+
+  /**
+   * Makes room for a key: forgets ended windows, then the oldest keys with no take in flight.
+   * Forgetting one loses at most its spare points (within the bound above) and its size hint,
+   * never a count: those are in Redis.
+   */
+  private forgetOldest(now: number): void {
+    this.sweep(now);
+    for (const [key, lease] of this.leases) {
+      if (this.leases.size < this.maxKeys) return;
+      if (lease.queue === null) this.leases.delete(key);
+    }
   }
 
   /** Forgets keys whose window ended over a window ago (their size hint is stale by then). */
