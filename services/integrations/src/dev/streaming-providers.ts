@@ -20,6 +20,8 @@ export class StreamingStandIn {
   private readonly tokens = new Map<string, { platform: Platform; accountId: string }>();
   private readonly codes = new Map<string, { platform: Platform; accountId: string }>();
   readonly requests: { platform: Platform; path: string }[] = [];
+  /** The next this many data API calls (Helix, YouTube Data) fail with 503, as a platform's outage does. */
+  outages = 0;
 
   constructor(private readonly clients: Partial<Record<Platform, { id: string; secret: string }>> = {}) {
     this.addAccount('twitch', { id: '141981764', name: 'KithDev' });
@@ -59,6 +61,12 @@ export class StreamingStandIn {
     const path = url.pathname;
     const q = url.searchParams;
     // `/mock` and `/auth` are where @twurple's mock mode (TWURPLE_MOCK_API_PORT) sends Helix and OAuth2.
+    const dataApi = /^\/(helix|mock)\/|^\/youtube\/v3\//.test(path);
+    if (dataApi && this.outages > 0) {
+      this.outages--;
+      this.requests.push({ platform: path.startsWith('/youtube') ? 'youtube' : 'twitch', path: 'outage' });
+      return { status: 503, body: { error: 'Service Unavailable', status: 503, message: 'try again later' } };
+    }
     if (/^\/(helix|mock)\/users$/.test(path)) return this.helix(req, 'users', q);
     if (/^\/(helix|mock)\/subscriptions$/.test(path)) return this.helix(req, 'subscriptions', q);
     if (/^\/(oauth2|auth)\/token$/.test(path) && req.method === 'POST') return this.token('twitch', await form(req));

@@ -4,7 +4,7 @@ import { guildIntegrationsUpdate, integrationChanged } from '../integrations/int
 import { integrationView } from '../integrations/integration.view.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { IntegrationRecord, StreamingType } from '../integrations/model.js';
-import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort } from '../integrations/ports.js';
+import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort, IntegrationsTx } from '../integrations/ports.js';
 import type { ConnectionsPort, StreamingAccount, StreamingProvider } from './ports.js';
 
 export interface Grant {
@@ -111,11 +111,40 @@ export class StreamingService {
     await this.update(guildId, integrationId, patch);
   }
 
+  /**
+   * Sync Guild Integration: a streaming integration shows `syncing: true` (INTEGRATION_UPDATE) and
+   * its sync is queued in the same transaction; a worker runs it and clears `syncing`. Others
+   * have nothing to read and are announced as they are.
+   */
   async sync(userId: string, guildId: string, integrationId: string): Promise<void> {
     await this.integrations.requireManageGuild(userId, guildId);
     const row = await this.store.get(integrationId);
     if (!row || row.guild_id !== guildId) throw ApiError.of('UNKNOWN_INTEGRATION');
     if (!isStreaming(row)) return this.update(guildId, row.id, {});
+    await this.update(guildId, row.id, { syncing: true }, (tx) => tx.enqueueSync(row.id));
+    this.onSyncRequested();
+  }
+
+  /** Called once a sync is queued (the worker of this replica looks at once). */
+  onSyncRequested: () => void = () => undefined;
+
+  /**
+   * Runs a queued sync: reads the subscribers from the provider, grants and expires roles, and
+   * records `synced_at` with `syncing: false`. A failure leaves `syncing` set for the retry, unless
+   * it was the last attempt.
+   */
+  async runSync(integrationId: string, lastAttempt = true): Promise<void> {
+    const row = await this.store.get(integrationId);
+    if (!isStreaming(row) || !row.guild_id) return;
+    try {
+      await this.syncNow(row.guild_id, row);
+    } catch (err) {
+      if (lastAttempt) await this.update(row.guild_id, row.id, { syncing: false });
+      throw err;
+    }
+  }
+
+  private async syncNow(guildId: string, row: IntegrationRecord & { type: StreamingType }): Promise<void> {
     const owner = await this.connections.byAccount(row.type, row.account_id);
     if (!owner?.access_token || owner.revoked) return this.update(guildId, row.id, { revoked: true, syncing: false });
     let current: StreamingAccount[];
@@ -174,11 +203,17 @@ export class StreamingService {
     }
   }
 
-  private async update(guildId: string, integrationId: string, patch: IntegrationPatch): Promise<void> {
+  private async update(
+    guildId: string,
+    integrationId: string,
+    patch: IntegrationPatch,
+    also?: (tx: IntegrationsTx) => Promise<void>,
+  ): Promise<void> {
     await this.store.transaction(async (tx) => {
       const locked = await tx.lock(integrationId);
       if (!locked) throw ApiError.of('UNKNOWN_INTEGRATION');
       const row = Object.keys(patch).length > 0 ? await tx.update(integrationId, patch) : locked;
+      await also?.(tx);
       await tx.emit([guildIntegrationsUpdate(guildId), integrationChanged('INTEGRATION_UPDATE', guildId, await this.view(row))]);
     });
   }
