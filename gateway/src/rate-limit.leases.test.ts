@@ -49,6 +49,26 @@ describe('LeasedLimiter over rate-limiter-flexible', () => {
     expect(takes).toBeLessThanOrEqual(2);
   });
 
+  it('when a key was busy in its last window, then this window takes its points five at a time, every take of it', async () => {
+    const memory = new RateLimiterMemory({ points: 50, duration: 1 });
+    const sizes: number[] = [];
+    const consume = memory.consume.bind(memory);
+    memory.consume = (key, points) => (sizes.push(points ?? 1), consume(key, points));
+    const leased = new LeasedLimiter(memory, 50, 1, 5, never);
+    let last: Count | undefined;
+    for (let i = 0; i < 20; i++) last = await leased.count('k');
+    // Counted one by one while nothing was known of the key; then its window ends.
+    expect(sizes).toEqual(Array(20).fill(1));
+    await new Promise((resolve) => setTimeout(resolve, last!.msBeforeNext + 20));
+
+    sizes.length = 0;
+    const counts: Count[] = [];
+    for (let i = 0; i < 20; i++) counts.push(await leased.count('k'));
+
+    expect(sizes).toEqual([5, 5, 5, 5]);
+    expect(counts.map((c) => c.consumed)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
   it('when neither Redis nor an insurance can count, then the requests pass and the failure is reported', async () => {
     const redis = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     try {

@@ -109,7 +109,6 @@ export class LeasedLimiter {
     const settle = (taken: number, consumed: number, msBeforeNext: number): void => {
       const queue = lease.queue!;
       lease.queue = null;
-      if (sentAt >= lease.endsAt) this.roll(lease, sentAt);
       lease.endsAt = sentAt + msBeforeNext;
       // Of the points taken, those the count reached before the limit are ours.
       const before = consumed - taken;

@@ -59,6 +59,7 @@ describe('serviceFor', () => {
     ['/oauth2/authorize', 'integrations'],
     ['/connections/twitch/callback', 'integrations'],
     ['/users/@me/connections', 'integrations'],
+    ['/users/@me/connections/contacts/@me/external-friend-list-entries', 'social'],
     // billing
     ['/users/@me/billing/subscriptions', 'billing'],
     ['/users/@me/guilds/premium/subscription-slots', 'billing'],

@@ -8,6 +8,8 @@ export type ServiceName = 'auth' | 'social' | 'invites' | 'guilds' | 'integratio
 export const ROUTES: ReadonlyArray<readonly [RegExp, ServiceName]> = [
   [/^\/users\/@me\/guilds\/premium(\/|$)/, 'billing'],
   [/^\/users\/@me\/guilds\/integration-application-ids\/?$/, 'integrations'],
+  // Contact sync feeds friend suggestions and bulk add: social's, like them.
+  [/^\/users\/@me\/connections\/contacts(\/|$)/, 'social'],
   [/^\/users\/@me\/connections(\/|$)/, 'integrations'],
   [/^\/users\/@me\/guilds(\/|$)/, 'guilds'],
   [/^\/users\/@me\/channels(\/|$)/, 'guilds'],

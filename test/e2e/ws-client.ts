@@ -58,6 +58,22 @@ export class GatewayClient {
     return client;
   }
 
+  /** Resumes `sessionId` (op 6) from sequence number `seq` on a new connection and waits for RESUMED. */
+  static async resume(token: string, sessionId: string, seq: number | null, origin = inject('gatewayOrigin')): Promise<GatewayClient> {
+    const client = new GatewayClient(new WebSocket(`${origin.replace(/^http/, 'ws')}/gateway?v=10&encoding=json`));
+    const hello = (await client.waitFor((f) => f.op === 10)) as Frame & { d: { heartbeat_interval: number } };
+    client.heartbeat = setInterval(() => client.send({ op: 1, d: client.lastSeq() }), hello.d.heartbeat_interval * 0.9);
+    client.heartbeat.unref();
+    client.send({ op: 6, d: { token, session_id: sessionId, seq } });
+    await client.waitFor((f) => f.t === 'RESUMED');
+    return client;
+  }
+
+  /** The sequence number of the last dispatch received (what a resume starts from). */
+  get seq(): number | null {
+    return this.lastSeq();
+  }
+
   /** Whether the server has closed this connection, and with which code. */
   get closeCodeIfClosed(): number | undefined {
     return this.closeCode;
@@ -85,9 +101,10 @@ export class GatewayClient {
     return this.frames.slice(start, at).filter((f): f is Dispatch => f.op === 0);
   }
 
-  close(): void {
+  /** Closes with `code`: 1000 (the default) ends the session; a 4000-range code leaves it resumable. */
+  close(code?: number): void {
     clearInterval(this.heartbeat);
-    this.socket.close();
+    this.socket.close(code);
   }
 
   private lastSeq(): number | null {

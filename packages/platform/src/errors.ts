@@ -21,6 +21,7 @@ export const ERRORS = {
   UNKNOWN_USER: { code: 10013, status: 404, message: 'Unknown User' },
   UNKNOWN_WEBHOOK: { code: 10015, status: 404, message: 'Unknown Webhook' },
   UNKNOWN_WEBHOOK_SERVICE: { code: 10016, status: 404, message: 'Unknown Webhook Service' },
+  UNKNOWN_CONNECTION: { code: 10017, status: 404, message: 'Unknown Connection' },
   UNKNOWN_SESSION: { code: 10020, status: 404, message: 'Unknown Session' },
   UNKNOWN_PREMIUM_COOLDOWN: { code: 10050, status: 404, message: 'Unknown premium guild subscription cooldown' },
   ACCOUNT_SCHEDULED_FOR_DELETION: { code: 20011, status: 400, message: 'This account is scheduled for deletion.' },

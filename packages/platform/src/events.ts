@@ -15,6 +15,17 @@ export interface Audience {
   users?: string[];
   guilds?: string[];
   channels?: string[];
+  /**
+   * Single gateway sessions of a user (a guest invite's access is one session's): only that
+   * session's connection gets the event, none of the user's others. A GUILD_CREATE or GUILD_DELETE
+   * sent this way does not make the session a member of the guild: it hears nothing else of it.
+   */
+  sessions?: SessionAudience[];
+}
+
+export interface SessionAudience {
+  id: string;
+  user_id: string;
 }
 
 /** What a service hands to the outbox. `name` is the dispatch name clients see (`RELATIONSHIP_ADD`). */

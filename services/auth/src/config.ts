@@ -88,9 +88,20 @@ const authConfigFields = z.object({
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The sending number (E.164) or messaging service's sender. */
   TWILIO_FROM: z.string().min(1).optional(),
+  /** Where k-ID's API is (any server speaking it): suspended users' age verification. Unset, it is unavailable. */
+  K_ID_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The k-ID product's API key, with K_ID_API_URL. */
+  K_ID_API_KEY: z.string().min(1).optional(),
+  /** The jurisdiction (ISO 3166) age verifications are judged under. */
+  AGE_VERIFICATION_JURISDICTION: z.string().min(2).max(8).default('US'),
 });
 
-export const authConfigSchema = requiredInProduction(authConfigFields.superRefine(twilioKeysWhenTwilio), {
+function kidKeyWithUrl(config: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (config.K_ID_API_URL && !config.K_ID_API_KEY)
+    ctx.addIssue({ code: 'custom', path: ['K_ID_API_KEY'], message: 'required with K_ID_API_URL' });
+}
+
+export const authConfigSchema = requiredInProduction(authConfigFields.superRefine(twilioKeysWhenTwilio).superRefine(kidKeyWithUrl), {
   MFA_ELEVATION_KEY: 'every replica must check the elevation tokens the others sign',
   SMS_MODE: 'say log or twilio: log writes codes to the log',
   SMTP_URL: 'unset, mails and the links in them are written to the log',

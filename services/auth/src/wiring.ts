@@ -4,10 +4,13 @@ import { AuthService } from '@kith/proto/auth/v1/auth';
 import { InvitesService } from '@kith/proto/invites/v1/invites';
 import type { AuthConfig } from './config.js';
 import { createMailer } from './delivery/mail.js';
+import { KidAgeVerifier } from './delivery/age-verification.js';
 import { createSms } from './delivery/sms.js';
 import { AccountChangesService } from './domain/account-changes.service.js';
 import { AccountsService, type InviteRedeemer } from './domain/accounts.service.js';
+import { ContactsService } from './domain/contacts.service.js';
 import { DevicesService } from './domain/devices.service.js';
+import { AgeVerificationService } from './domain/standing/age-verification.service.js';
 import { StandingService } from './domain/standing/standing.service.js';
 import { SecurityAlerts } from './domain/guards/alerts.js';
 import { GuessLimits } from './domain/guards/guesses.js';
@@ -53,6 +56,7 @@ import { registrationRoutes } from './http/registration.routes.js';
 import { settingsRoutes } from './http/settings.routes.js';
 import { webauthnRoutes } from './http/webauthn.routes.js';
 import { AccountStore } from './store/account.store.js';
+import { ContactsStore } from './store/contacts.store.js';
 import { PgDevices } from './store/devices.store.js';
 import { StandingStore } from './store/standing.store.js';
 import { MfaStore } from './store/mfa.store.js';
@@ -167,8 +171,10 @@ function factors(config: AuthConfig, { ids, logger }: Parts, s: Stores, b: Basic
   const elevationKey = config.MFA_ELEVATION_KEY ? Buffer.from(config.MFA_ELEVATION_KEY) : randomBytes(32);
   const elevation = new ElevationGuard(new ElevationTokens(elevationKey), tickets, mfa, smsCodes, webauthn);
   const restore = (userId: string) => s.accounts.restore(userId);
-  const loginMfa = new LoginMfa({ mfa, tickets, sessions: b.sessions, restore, sms: smsCodes, webauthn });
-  return { mfa, tickets, smsCodes, webauthn, elevation, loginMfa, restore };
+  // Every way into a session asks the account's standing: password, second factor, passkey, one-time login.
+  const standing = new StandingService(s.standing, s.values, { next: () => String(ids.next()) });
+  const loginMfa = new LoginMfa({ mfa, tickets, sessions: b.sessions, restore, sms: smsCodes, webauthn, standing });
+  return { mfa, tickets, smsCodes, webauthn, elevation, loginMfa, restore, standing };
 }
 type Factors = ReturnType<typeof factors>;
 
@@ -177,7 +183,7 @@ function entry({ ids, logger }: Parts, s: Stores, b: Basics, g: Guards, f: Facto
   const phones = new PhoneVerificationService(s.values, b.limiter, b.sms, logger, (phone) => s.recovery.isBlacklisted(phone));
   const fingerprints = new FingerprintsService(s.values, ids, b.limiter);
   const locations = new LoginLocations(s.recovery, b.grants, b.mailer, b.links, logger, phones);
-  const standing = new StandingService(s.standing, s.values, { next: () => String(ids.next()) });
+  const standing = f.standing;
   const extensions = { challenge: f.loginMfa.challenge.bind(f.loginMfa), restore: f.restore, limits: g.logins, locations, standing };
   const gate = new RegistrationGate(phones, fingerprints);
   const accounts = new AccountsService(s.users, b.sessions, b.passwords, ids, extensions, gate, invites);
@@ -197,6 +203,7 @@ function recovery(config: AuthConfig, { logger }: Parts, s: Stores, b: Basics, g
     smsCodes: f.smsCodes,
     webauthn: f.webauthn,
     locations: e.locations,
+    standing: e.standing,
     lockouts: g.logins,
     log: logger,
     phones: e.phones,
@@ -227,9 +234,17 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
       handoffRoutes(app, e.handoff);
       authRoutes(app, e.accounts, b.sessions);
       devicesRoutes(app, devices);
-      safetyHubRoutes(app, e.standing, s.users);
+      const verifier =
+        config.K_ID_API_URL && config.K_ID_API_KEY
+          ? new KidAgeVerifier({
+              baseUrl: config.K_ID_API_URL,
+              apiKey: config.K_ID_API_KEY,
+              jurisdiction: config.AGE_VERIFICATION_JURISDICTION,
+            })
+          : undefined;
+      safetyHubRoutes(app, e.standing, s.users, new AgeVerificationService(verifier, s.values));
       settingsRoutes(app, settings);
-      const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions });
+      const passwordless = new PasswordlessLogin({ webauthn: f.webauthn, users: f.mfa, sessions: b.sessions, standing: f.standing });
       webauthnRoutes(app, { webauthn: f.webauthn, guard: f.elevation, passwordless });
       mfaRoutes(app, new MfaEnrollment(f.mfa, f.elevation, b.sessions), f.loginMfa, f.elevation);
       accountRoutes(app, changes);
@@ -252,6 +267,7 @@ export function wireAuth(config: AuthConfig, parts: Parts): ServiceWiring {
           e.standing,
           { users: new BotUsers(s.users, parts.ids), tokens: new BotTokens(s.users, b.sessions) },
           s.accounts,
+          new ContactsService(new ContactsStore(parts.db)),
         ),
         parts.logger,
       );

@@ -56,6 +56,7 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
         maxNetworkRetries: config.PAYMENT_GATEWAY_RETRIES,
       });
       const catalogue = new PgCatalogueStore(db);
+      const entitlements = new PgEntitlementStore(db);
       const store = new PgSubscriptionStore(db, outbox);
       const sources = new PaymentSourcesService(new PgPaymentSourceStore(db, outbox), gateway, ids);
       const ledger = new Ledger(gateway, sources, ids);
@@ -70,22 +71,32 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
         log.warn({ err, kind: mark.kind, target: mark.target_id }, 'perk push failed; the scheduler retries'),
       );
       const afterChange = () => perks.flush().catch((err: unknown) => log.warn({ err }, 'perk push failed; the scheduler retries'));
+      const purchases = new PurchaseService(
+        catalogue,
+        store,
+        sources,
+        gateway,
+        ids,
+        clock,
+        {
+          leaseMs: config.PURCHASE_LEASE_MS,
+          // A copy waits as long as the first attempt may take at the gateway, with its retries.
+          waitMs: config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
+          pollMs: 50,
+        },
+        entitlements,
+      );
       scheduler = new RenewalScheduler(
         new RenewalsService(store, catalogue, ledger, changes, clock),
         perks,
         settlements,
+        purchases,
         {
           pollMs: config.RENEWAL_POLL_MS,
           batch: config.RENEWAL_BATCH,
         },
         log,
       );
-      const purchases = new PurchaseService(catalogue, store, sources, gateway, ids, clock, {
-        leaseMs: config.PURCHASE_LEASE_MS,
-        // A copy waits as long as the first attempt may take at the gateway, with its retries.
-        waitMs: config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
-        pollMs: 50,
-      });
       const boosts = new BoostsService(new PgBoostStore(db, outbox), new GrpcGuildMembership(guilds), ids, clock, {
         changeLimit: config.BOOST_CHANGE_LIMIT,
         windowDays: config.BOOST_COOLDOWN_DAYS,
@@ -109,8 +120,8 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
             subscriptions: new SubscriptionsService(store),
             purchases,
             changes,
-            previews: new PreviewsService(store, catalogue, sources, ids, clock),
-            promotions: new PromotionsService(store, catalogue, new PgEntitlementStore(db), ids, clock),
+            previews: new PreviewsService(store, catalogue, sources, entitlements, ids, clock),
+            promotions: new PromotionsService(store, catalogue, entitlements, ids, clock),
             afterChange,
           });
           boostRoutes(app, boosts, usersById, afterChange);

@@ -31,7 +31,7 @@ export function startGuilds(config: GuildsConfig, logger?: Logger): Promise<Runn
       // One permission reader per process: its caches serve every request and CheckPermissions.
       const access = new PgAccess(db);
       const domain = guildsDomain({ store: pgGuildsStore(db, access, outbox), users, ids, checker: access });
-      const sessionsEnded = await followSessionsEnded(nats, domain.membership, log);
+      const sessionsEnded = await followSessionsEnded(nats, domain.membership, log, config.DB_PREFIX);
       return {
         // No route of this service answers without a user.
         requireUser: true,

@@ -13,6 +13,7 @@ import { InviteRenderer } from './domain/invite.renderer.js';
 import { InvitesService } from './domain/invites.service.js';
 import { TargetUsersService } from './domain/target-users.service.js';
 import { TargetUsersWorker } from './domain/target-users.worker.js';
+import { UseReconciler } from './domain/use-reconciler.js';
 import { followGuildDeletions } from './events/guild-cleanup.js';
 import { AuthUsers } from './grpc/auth.users.js';
 import { GrpcGuildDirectory } from './grpc/guilds.directory.js';
@@ -53,9 +54,11 @@ export function startInvites(config: InvitesConfig, logger?: Logger): Promise<Ru
       const invites = new InvitesService(store, guilds, render, social, targets);
       const friends = new FriendInvitesService(store, social, guilds, render);
       const creator = new InviteCreator(store, guilds, users, new PgApplications(db), targets);
-      const acceptor = new InviteAcceptor(store, guilds, render, social, targets);
-      const deletions = await followGuildDeletions(nats, new InviteCleanup(store), log);
+      const acceptor = new InviteAcceptor(store, guilds, render, social, targets, config.RESERVATION_TTL_MS);
+      const reconciler = new UseReconciler(store, guilds, social, { intervalMs: config.RESERVATION_CHECK_MS, logger: log });
+      const deletions = await followGuildDeletions(nats, new InviteCleanup(store), log, config.DB_PREFIX);
       worker.start();
+      reconciler.start();
       return {
         routes: (app) => inviteRoutes(app, { invites, targets, friends, creator, acceptor, render }),
         grpc: (server) => {
@@ -64,6 +67,7 @@ export function startInvites(config: InvitesConfig, logger?: Logger): Promise<Ru
         },
         closers: [
           async () => deletions.close(),
+          () => reconciler.stop(),
           async () => auth.close(),
           async () => guildsClient.close(),
           async () => socialClient.close(),

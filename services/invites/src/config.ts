@@ -16,6 +16,10 @@ export const invitesConfigSchema = z.object({
   RENDER_CACHE_MS: z.coerce.number().int().nonnegative().default(2000),
   /** How often an idle replica looks for target users files to process (an upload to it wakes it at once). */
   TARGET_USERS_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /** How long a reserved use of a limited invite waits for its accept before the reconciler settles it. */
+  RESERVATION_TTL_MS: z.coerce.number().int().positive().default(30_000),
+  /** How often a replica looks for expired reservations to settle (an accept whose process died). */
+  RESERVATION_CHECK_MS: z.coerce.number().int().positive().default(2000),
 });
 
 export type InvitesConfig = z.output<typeof invitesConfigSchema>;

@@ -4,6 +4,7 @@ import { AuthService } from '@kith/proto/auth/v1/auth';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { SocialService } from '@kith/proto/social/v1/social';
 import type { SocialConfig } from './config.js';
+import { ContactBookService } from './domain/contact-book.service.js';
 import { ContactSyncService } from './domain/contact-sync.service.js';
 import { GameRelationshipsService } from './domain/game-relationships.service.js';
 import { ProfileService } from './domain/profile.service.js';
@@ -16,8 +17,10 @@ import { GrpcGuildDirectory } from './grpc/guild-directory.js';
 import { socialGrpc } from './grpc/social.grpc.js';
 import { AuthUserDirectory } from './grpc/user-directory.js';
 import { gameRoutes, suggestionRoutes } from './http/game.routes.js';
+import { contactRoutes } from './http/contacts.routes.js';
 import { profileRoutes } from './http/profile.routes.js';
 import { relationshipRoutes } from './http/relationships.routes.js';
+import { PgContactBook } from './store/contact-book.store.js';
 import { PgContactSyncTokens } from './store/contact-sync.store.js';
 import { PgGameStore } from './store/game.store.js';
 import { PgRelationshipQueries, PgRelationshipStore, type Emit } from './store/relationships.store.js';
@@ -55,6 +58,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
       const games = new GameRelationshipsService(new PgGameStore(db, emit), users);
       const suggestions = new SuggestionsService(new PgSuggestionStore(db, emit), users);
       const contactSync = new ContactSyncService(new PgContactSyncTokens(db), relationships);
+      const contacts = new ContactBookService(new PgContactBook(db, emit), users, suggestions, contactSync, users);
       const queries = new PgRelationshipQueries(db);
       const profiles = new ProfileService(users, guildDirectory, queries);
       return {
@@ -64,6 +68,7 @@ export function startSocial(config: SocialConfig, logger?: Logger): Promise<Runn
           relationshipRoutes(app, relationships, lists, contactSync);
           gameRoutes(app, games);
           suggestionRoutes(app, suggestions);
+          contactRoutes(app, contacts);
           profileRoutes(app, profiles);
         },
         grpc: (server) => {

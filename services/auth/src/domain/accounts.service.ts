@@ -50,7 +50,7 @@ export interface LoginInput {
 
 /** The second factor of a login, and restoring accounts on `undelete` (the MFA and account modules). */
 export interface LoginExtensions {
-  challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge>;
+  challenge(user: UserRow, undelete: boolean, requiredActions?: string[]): Promise<MfaLoginChallenge>;
   restore(userId: string): Promise<void>;
   /** Login limits (429) per network, per login and network, and per login from unknown networks, before the password hash. */
   limits?: Pick<LoginLimits, 'attempt'>;
@@ -60,7 +60,10 @@ export interface LoginExtensions {
     record(userId: string, clientIp: string): Promise<void>;
   };
   /** Account standing: refuses suspended and locked accounts their way, and names required actions. */
-  standing?: { admit(user: UserRow, password: string | undefined): Promise<string[]> };
+  standing?: {
+    admit(user: UserRow, password: string | undefined): Promise<string[]>;
+    passwordActions(password: string | undefined): string[];
+  };
 }
 
 const DUPLICATE_ERRORS: Record<UniqueField, { code: string; message: string }> = {
@@ -129,9 +132,11 @@ export class AccountsService {
     const undelete = Boolean(input.undelete && this.extensions);
     if (user.deleted_at && !undelete) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
     if (user.disabled_at && !undelete) throw ApiError.of('ACCOUNT_DISABLED');
+    // With MFA the account is restored, and its standing told (a suspension's 403), only once the
+    // second factor passes, as the platform answers Verify MFA Login.
+    if (user.mfa_enabled && this.extensions)
+      return this.extensions.challenge(user, undelete, this.extensions.standing?.passwordActions(input.password) ?? []);
     const requiredActions = (await this.extensions?.standing?.admit(user, input.password)) ?? [];
-    // With MFA the account is restored only once the second factor passes.
-    if (user.mfa_enabled && this.extensions) return this.extensions.challenge(user, undelete);
     await this.extensions?.locations?.check(user, request.clientIp, input.login);
     if (undelete && (user.deleted_at || user.disabled_at)) await this.extensions?.restore(user.id);
     const { token } = await this.sessions.create(user.id, request);

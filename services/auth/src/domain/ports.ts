@@ -171,6 +171,7 @@ export interface StoredSettings {
   locale: string;
   theme: string;
   friend_source_flags: FriendSourceFlags;
+  friend_discovery_flags: number;
 }
 
 export interface SettingsPort {

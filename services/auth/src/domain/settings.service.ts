@@ -5,6 +5,7 @@ export interface SettingsChanges {
   locale?: string;
   theme?: 'dark' | 'light';
   friend_source_flags?: Partial<FriendSourceFlags>;
+  friend_discovery_flags?: number;
 }
 
 /**
@@ -28,6 +29,7 @@ export class SettingsService {
       ...(changes.locale ? { locale: changes.locale } : {}),
       ...(changes.theme ? { theme: changes.theme } : {}),
       ...(flags ? { friend_source_flags: flags } : {}),
+      ...(changes.friend_discovery_flags !== undefined ? { friend_discovery_flags: changes.friend_discovery_flags } : {}),
     };
     // Nothing to change (an empty body, or only fields this service does not keep): as they are.
     if (Object.keys(patch).length === 0) return settingsView(current);
@@ -53,6 +55,7 @@ function settingsView(settings: StoredSettings) {
   return {
     locale: settings.locale,
     theme: settings.theme,
+    friend_discovery_flags: settings.friend_discovery_flags ?? 0,
     friend_source_flags: flags.all ? { all: true } : { mutual_friends: flags.mutual_friends, mutual_guilds: flags.mutual_guilds },
   };
 }

@@ -1,5 +1,6 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import { StandingAction, type AuthService } from '@kith/proto/auth/v1/auth';
+import type { ContactsService } from '../domain/contacts.service.js';
 import type { DevicesService } from '../domain/devices.service.js';
 import type { BotTokens, BotUsers } from '../domain/bots.service.js';
 import type { ElevationGuard } from '../domain/mfa/elevation.js';
@@ -27,8 +28,13 @@ export function authGrpc(
   standing: StandingService,
   bots: { users: BotUsers; tokens: BotTokens },
   premium: { setPremiumType(userId: string, premiumType: number): Promise<boolean | undefined> },
+  contacts: ContactsService,
 ): ServiceImpl<typeof AuthService> {
   return {
+    async findUsersByContacts({ userId, contacts: list }) {
+      if (!isStorableId(userId)) return { userIds: [] };
+      return { userIds: await contacts.find(userId, list) };
+    },
     async validateToken({ token, clientIp }) {
       const session = await sessions.validate(token, clientIp);
       if (!session) return { valid: false };

@@ -2,10 +2,12 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { ApiError, parse, snowflakeField, userIdOf } from '@kith/platform';
 import type { UserRow } from '../domain/ports.js';
+import type { AgeVerificationService } from '../domain/standing/age-verification.service.js';
 import type { StandingService } from '../domain/standing/standing.service.js';
 
 const suspendedBody = z.object({ token: z.string().min(1).max(256) });
 const reviewBody = z.object({ signal: z.number().int().min(0).max(100), user_input: z.string().max(1000).optional() });
+const verificationBody = suspendedBody.extend({ from_classification_id: snowflakeField.nullish() });
 const classificationParams = z.object({ classification_id: snowflakeField });
 
 /**
@@ -16,6 +18,7 @@ export function safetyHubRoutes(
   app: Express,
   standing: StandingService,
   users: { findById(id: string): Promise<UserRow | undefined> },
+  ageVerification: AgeVerificationService,
 ): void {
   const userOf = async (id: string): Promise<UserRow> => {
     const user = await users.findById(id);
@@ -37,6 +40,17 @@ export function safetyHubRoutes(
   app.post('/safety-hub/suspended/@me', async (req, res) => {
     const userId = await standing.suspendedUser(parse(suspendedBody, req.body).token);
     res.json(await standing.hub(await userOf(userId)));
+  });
+
+  // Age verification (the provider's webview), for a suspended user only: the token in the body.
+  app.post('/safety-hub/suspended/request-verification', async (req, res) => {
+    const userId = await standing.suspendedUser(parse(verificationBody, req.body).token);
+    res.json(await ageVerification.request(userId));
+  });
+
+  app.post('/safety-hub/suspended/check-verification', async (req, res) => {
+    const userId = await standing.suspendedUser(parse(suspendedBody, req.body).token);
+    res.json(await ageVerification.check(userId));
   });
 
   app.put('/safety-hub/suspended/request-review/:classification_id', async (req, res) => {

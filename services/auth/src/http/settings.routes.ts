@@ -9,6 +9,13 @@ const settingsBody = z.object({
   friend_source_flags: z
     .object({ all: z.boolean().optional(), mutual_friends: z.boolean().optional(), mutual_guilds: z.boolean().optional() })
     .optional(),
+  // FIND_BY_PHONE (2) and FIND_BY_EMAIL (4); other bits are kept as the client sent them.
+  friend_discovery_flags: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 
 export function settingsRoutes(app: Express, settings: SettingsService): void {

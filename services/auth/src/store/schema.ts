@@ -30,6 +30,8 @@ export interface UsersTable {
   premium_type: Generated<number>;
   promotional_email_opt_in: Generated<boolean>;
   friend_source_flags: ColumnType<FriendSourceFlags, string | undefined, string>;
+  /** Migration 0031: FIND_BY_PHONE (2), FIND_BY_EMAIL (4). */
+  friend_discovery_flags: Generated<number>;
   created_at: Generated<Date>;
   disabled_at: Date | null;
   deleted_at: Date | null;

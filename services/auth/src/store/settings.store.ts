@@ -10,7 +10,11 @@ export class SettingsStore implements SettingsPort {
   ) {}
 
   get(userId: string): Promise<StoredSettings | undefined> {
-    return this.db.selectFrom('users').select(['locale', 'theme', 'friend_source_flags']).where('id', '=', userId).executeTakeFirst();
+    return this.db
+      .selectFrom('users')
+      .select(['locale', 'theme', 'friend_source_flags', 'friend_discovery_flags'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
   }
 
   /** The locale is also a field of the user object: changing it announces the user (USER_UPDATE) with the change. */
@@ -21,7 +25,7 @@ export class SettingsStore implements SettingsPort {
         .updateTable('users')
         .set({ ...rest, ...(friend_source_flags ? { friend_source_flags: JSON.stringify(friend_source_flags) } : {}) })
         .where('id', '=', userId)
-        .returning(['locale', 'theme', 'friend_source_flags'])
+        .returning(['locale', 'theme', 'friend_source_flags', 'friend_discovery_flags'])
         .executeTakeFirst();
       if (updated && changes.locale !== undefined) await this.updates.announce(trx, userId);
       return updated;

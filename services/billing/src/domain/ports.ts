@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@kith/platform';
-import type { ItemRequest, PricedInvoice } from './pricing.js';
+import type { Credit, DiscountOffer, ItemRequest, PricedInvoice } from './pricing.js';
 import type {
   BillingAddress,
   Invoice,
@@ -93,6 +93,14 @@ export interface PaymentGateway {
 
 // ---------------------------------------------------------------- stores
 
+/** A user's entitlement credits and discount offers. */
+export interface CreditsStore {
+  /** Unconsumed credits (entitlements to a plan's period) of the user's, valid at `now`, oldest first. */
+  credits(userId: string, now: Date): Promise<Credit[]>;
+  /** One of the user's discount offers. */
+  discountOffer(userId: string, id: string): Promise<DiscountOffer | undefined>;
+}
+
 export interface CatalogueStore {
   skus(): Promise<Sku[]>;
   sku(id: string): Promise<Sku | undefined>;
@@ -138,7 +146,8 @@ export interface SubscriptionQuery {
 
 /** A purchase's claim on its load_id. */
 export type Claim =
-  | { kind: 'claimed'; paymentId: string }
+  /** `chargeRequest`: what an earlier attempt sent the gateway (sent again unchanged). */
+  | { kind: 'claimed'; paymentId: string; chargeRequest?: ChargeRequest | undefined }
   | { kind: 'busy' }
   | { kind: 'done'; outcome: PurchaseOutcome }
   | { kind: 'mismatch' }
@@ -157,6 +166,8 @@ export interface NewSubscription {
   slots: string[];
   /** Whether it changes the user's premium type (a premium tier bought and paid). */
   premium: boolean;
+  /** Entitlement credits the first invoice used: consumed with it. */
+  credits?: string[];
 }
 
 export type SubscriptionPatch = Partial<
@@ -262,7 +273,11 @@ export interface SubscriptionStore {
   invoices(subscriptionId: string): Promise<Invoice[]>;
   payment(id: string): Promise<Payment | undefined>;
 
-  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number): Promise<Claim>;
+  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number, request?: unknown): Promise<Claim>;
+  /** Keeps the exact request the purchase's charge sends the gateway, before it is sent. */
+  saveChargeRequest(userId: string, loadId: string, request: ChargeRequest): Promise<void>;
+  /** Purchases still pending whose asker's lease has passed (oldest first), with what they were asked. */
+  abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown }[]>;
   release(userId: string, loadId: string): Promise<void>;
   /** Writes a purchase that charged (or awaits confirmation): subscription, items, invoice, payment, slots and events, at once. */
   completePurchase(
@@ -273,7 +288,7 @@ export interface SubscriptionStore {
     events: (s: Subscription) => DomainEvent[],
   ): Promise<Subscription>;
   /** Writes a purchase the gateway declined: the failed payment, the outcome, its event. */
-  failPurchase(userId: string, loadId: string, payment: Payment, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void>;
+  failPurchase(userId: string, loadId: string, payment: Payment | null, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void>;
 
   /** Runs `fn` with the user's subscription locked; one already being changed is a payment in progress (100031). */
   change<T>(userId: string, id: string, fn: (tx: SubscriptionTx) => Promise<T>): Promise<T>;

@@ -1,8 +1,17 @@
 import { intervalOf } from './changes.service.js';
 import { billingError } from './errors.js';
 import type { PaymentSourcesService } from './payment-sources.service.js';
-import type { CatalogueStore, Clock, Ids, SubscriptionStore } from './ports.js';
-import { addInterval, priceChange, priceItems, resolveCurrency, type ItemRequest, type PricedInvoice } from './pricing.js';
+import type { CatalogueStore, Clock, CreditsStore, Ids, SubscriptionStore } from './ports.js';
+import {
+  addInterval,
+  applyCredits,
+  applyOffer,
+  priceChange,
+  priceItems,
+  resolveCurrency,
+  type ItemRequest,
+  type PricedInvoice,
+} from './pricing.js';
 import { checkItems } from './purchase.service.js';
 import { InvoiceStatus, SubscriptionStatus as S, type Invoice, type Subscription } from './types.js';
 
@@ -12,18 +21,22 @@ export interface PreviewRequest {
   payment_source_id?: string | null | undefined;
   apply_entitlements?: boolean | undefined;
   renewal?: boolean | undefined;
+  user_discount_offer_id?: string | undefined;
 }
 
 /**
  * Invoices that are not (yet) billed: a new purchase's, a subscription's next one, and what a change
- * would cost now (prorated) or at renewal. Entitlement credits apply when asked; this service
- * grants none that are money, so they take nothing off.
+ * would cost now (prorated) or at renewal. With `apply_entitlements`, the user's entitlement credits
+ * (unconsumed entitlements to a plan's period) pay the lines of their plan (ENTITLEMENT discounts);
+ * a `user_discount_offer_id` takes its discount off the plans it names (listed in
+ * applied_discount_ids and applied_user_discounts).
  */
 export class PreviewsService {
   constructor(
     private readonly store: SubscriptionStore,
     private readonly catalogue: CatalogueStore,
     private readonly sources: PaymentSourcesService,
+    private readonly credits: CreditsStore,
     private readonly ids: Ids,
     private readonly clock: Clock,
   ) {}
@@ -36,13 +49,14 @@ export class PreviewsService {
     const currency = resolveCurrency([...plans.values()], request.currency);
     const now = this.clock.now();
     const plan = plans.get(request.items[0]!.plan_id)!;
-    return this.invoice(null, priceItems(plans, request.items, currency), now, addInterval(now, plan.interval, plan.interval_count));
+    const priced = await this.discounted(userId, priceItems(plans, request.items, currency), request, now);
+    return this.invoice(null, priced, now, addInterval(now, plan.interval, plan.interval_count));
   }
 
   /** The subscription's next invoice: its renewal, with the changes waiting for it. */
   async upcoming(userId: string, id: string): Promise<Invoice> {
     const s = await this.subscription(userId, id);
-    return this.renewal(s, s.renewal_mutations?.items ?? s.items);
+    return this.renewal(s, s.renewal_mutations?.items ?? s.items, {});
   }
 
   async forChange(userId: string, id: string, request: PreviewRequest): Promise<Invoice> {
@@ -51,20 +65,33 @@ export class PreviewsService {
     if (request.payment_source_id) await this.ownSource(userId, request.payment_source_id);
     const items = request.items ?? s.renewal_mutations?.items ?? s.items;
     if (items.length === 0) throw billingError('ITEMS_REQUIRED');
-    if (request.renewal || !request.items) return this.renewal(s, items);
+    if (request.renewal || !request.items) return this.renewal(s, items, request);
     if (s.status !== S.ACTIVE) throw billingError('CANNOT_PREVIEW');
     const plans = await this.catalogue.plans([...items, ...s.items].map((i) => i.plan_id));
     checkItems(new Map([...plans].filter(([pid]) => items.some((i) => i.plan_id === pid))), items);
     const now = this.clock.now();
     const change = priceChange(plans, s.items, items, s.currency, { start: s.current_period_start, end: s.current_period_end }, now);
-    return this.invoice(s.id, change, now, s.current_period_end);
+    return this.invoice(s.id, await this.discounted(userId, change, request, now), now, s.current_period_end);
   }
 
-  private async renewal(s: Subscription, items: ItemRequest[]): Promise<Invoice> {
+  private async renewal(s: Subscription, items: ItemRequest[], request: PreviewRequest): Promise<Invoice> {
     const plans = await this.catalogue.plans(items.map((i) => i.plan_id));
     checkItems(plans, items);
     const start = s.status === S.PAUSED && s.pause_ends_at ? s.pause_ends_at : s.current_period_end;
-    return this.invoice(s.id, priceItems(plans, items, s.currency), start, addInterval(start, ...intervalOf(plans, { items })));
+    const priced = await this.discounted(s.user_id, priceItems(plans, items, s.currency), request, start);
+    return this.invoice(s.id, priced, start, addInterval(start, ...intervalOf(plans, { items })));
+  }
+
+  /** The invoice with the credits and the discount offer the request asks for. */
+  private async discounted(userId: string, priced: PricedInvoice, request: PreviewRequest, at: Date): Promise<PricedInvoice> {
+    let out = priced;
+    if (request.user_discount_offer_id) {
+      const offer = await this.credits.discountOffer(userId, request.user_discount_offer_id);
+      if (!offer) throw billingError('UNKNOWN_USER_DISCOUNT');
+      out = applyOffer(out, offer, this.clock.now());
+    }
+    if (request.apply_entitlements) out = applyCredits(out, await this.credits.credits(userId, at)).priced;
+    return out;
   }
 
   private async subscription(userId: string, id: string): Promise<Subscription> {
@@ -96,6 +123,8 @@ export class PreviewsService {
       period_end: end,
       reason: 'preview',
       exponent: priced.exponent,
+      applied_discount_ids: priced.applied_discount_ids ?? [],
+      applied_user_discounts: priced.applied_user_discounts ?? {},
     };
   }
 }

@@ -15,6 +15,86 @@ export interface PricedInvoice {
   total: number;
   tax_inclusive: boolean;
   exponent: number;
+  /** The tax rate the total was computed with (basis points), to compute it again after discounts. */
+  tax_bps: number;
+  /** Discounts (their ids) and user discount offers (id → when it expires) applied. */
+  applied_discount_ids?: string[];
+  applied_user_discounts?: Record<string, string | null>;
+}
+
+/** The platform's invoice discount types (payment.mdx, Invoice Discount Type). */
+export const DiscountType = { SUBSCRIPTION_PLAN: 1, ENTITLEMENT: 2, PREMIUM_TRIAL: 4, DEFAULT: 5 } as const;
+
+/** A credit: an unconsumed entitlement to one period of a plan. */
+export interface Credit {
+  id: string;
+  plan_id: string;
+}
+
+/** A user discount offer: a percentage off the plans its discount names. */
+export interface DiscountOffer {
+  id: string;
+  discount_id: string;
+  amount: number;
+  plan_ids: string[];
+  expires_at: Date | null;
+  applied_at: Date | null;
+}
+
+/**
+ * Entitlement credits applied to an invoice: each pays one unit of a full-price line of its plan
+ * for the period (an ENTITLEMENT discount on the line). Returns the credited invoice and the
+ * credits it used; prorated lines (a change) take none.
+ */
+export function applyCredits(priced: PricedInvoice, credits: Credit[]): { priced: PricedInvoice; used: string[] } {
+  const left = [...credits];
+  const used: string[] = [];
+  const lines = priced.lines.map((line) => {
+    if (line.proration || line.amount <= 0) return line;
+    let covered = 0;
+    for (let n = 0; n < line.quantity; n++) {
+      const at = left.findIndex((c) => c.plan_id === line.plan_id);
+      if (at === -1) break;
+      used.push(left.splice(at, 1)[0]!.id);
+      covered += 1;
+    }
+    if (covered === 0) return line;
+    const off = Math.min(line.amount, covered * line.unit_price);
+    return { ...line, amount: line.amount - off, discounts: [...line.discounts, { type: DiscountType.ENTITLEMENT, amount: off }] };
+  });
+  return { priced: repriced(priced, lines), used };
+}
+
+/**
+ * A discount offer applied: its percentage off every line (that costs something) of a plan it
+ * names. Refused (100086) when it has expired, was applied already or names none of the plans.
+ */
+export function applyOffer(priced: PricedInvoice, offer: DiscountOffer, now: Date): PricedInvoice {
+  if (offer.applied_at || (offer.expires_at && offer.expires_at <= now)) throw billingError('DISCOUNT_NOT_AVAILABLE');
+  if (!priced.lines.some((l) => offer.plan_ids.includes(l.plan_id) && l.amount > 0)) throw billingError('DISCOUNT_NOT_AVAILABLE');
+  const lines = priced.lines.map((line) => {
+    if (!offer.plan_ids.includes(line.plan_id) || line.amount <= 0) return line;
+    const off = Math.round((line.amount * offer.amount) / 100);
+    return { ...line, amount: line.amount - off, discounts: [...line.discounts, { type: DiscountType.DEFAULT, amount: off }] };
+  });
+  return {
+    ...repriced(priced, lines),
+    applied_discount_ids: [...(priced.applied_discount_ids ?? []), offer.discount_id],
+    applied_user_discounts: { ...priced.applied_user_discounts, [offer.id]: offer.expires_at?.toISOString() ?? null },
+  };
+}
+
+/** The same invoice over other lines: subtotal, tax and total again. */
+function repriced(priced: PricedInvoice, lines: Omit<InvoiceLine, 'id'>[]): PricedInvoice {
+  const next = totals(lines, priced.tax_bps, priced.tax_inclusive);
+  return { ...priced, lines, ...next };
+}
+
+function totals(lines: Omit<InvoiceLine, 'id'>[], bps: number, inclusive: boolean) {
+  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+  const taxable = Math.max(0, subtotal);
+  const tax = inclusive ? Math.round((taxable * bps) / (10_000 + bps)) : Math.round((taxable * bps) / 10_000);
+  return { subtotal, tax, total: inclusive ? subtotal : subtotal + tax };
 }
 
 /** The price of a plan in a currency, or the platform's invalid-plan error when it is not sold in it. */
@@ -37,13 +117,10 @@ export function resolveCurrency(plans: Plan[], asked: string | undefined): strin
  * half up, in the smallest unit.
  */
 export function invoiceOf(currency: string, lines: Omit<InvoiceLine, 'id'>[], prices: PlanPrice[]): PricedInvoice {
-  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
   const bps = prices[0]?.tax_bps ?? 0;
   const inclusive = prices[0]?.tax_inclusive ?? true;
   const exponent = prices[0]?.exponent ?? 2;
-  const taxable = Math.max(0, subtotal);
-  const tax = inclusive ? Math.round((taxable * bps) / (10_000 + bps)) : Math.round((taxable * bps) / 10_000);
-  return { currency, lines, subtotal, tax, total: inclusive ? subtotal : subtotal + tax, tax_inclusive: inclusive, exponent };
+  return { currency, lines, ...totals(lines, bps, inclusive), tax_inclusive: inclusive, exponent, tax_bps: bps };
 }
 
 /** A full period of the given items at catalogue prices (a purchase or a renewal). */

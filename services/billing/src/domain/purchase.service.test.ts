@@ -94,6 +94,7 @@ class FakeStore implements Partial<SubscriptionStore> {
   async latestInvoice() {
     return undefined;
   }
+  async saveChargeRequest() {}
   async claim(userId: string, loadId: string, hash: string, paymentId: string): Promise<Claim> {
     const key = `${userId}/${loadId}`;
     const p = this.purchases.get(key);

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@kith/platform';
-import { billingError, errorFromBody } from './errors.js';
+import { ApiError } from '@kith/platform';
+import { billingError, errorFromBody, isBillingError } from './errors.js';
 import { gatewayFailure } from './gateway-errors.js';
 import type { PaymentSourcesService } from './payment-sources.service.js';
-import { addInterval, priceItems, resolveCurrency, type ItemRequest, type PricedInvoice } from './pricing.js';
+import { addInterval, applyCredits, priceItems, resolveCurrency, type Credit, type ItemRequest, type PricedInvoice } from './pricing.js';
 import {
-  PaymentGatewayUnavailable,
   type CatalogueStore,
+  type ChargeRequest,
   type ChargeResult,
   type Clock,
+  type CreditsStore,
   type Ids,
   type PaymentGateway,
   type PurchaseOutcome,
@@ -79,6 +81,8 @@ export class PurchaseService {
     private readonly ids: Ids,
     private readonly clock: Clock,
     private readonly options: PurchaseOptions,
+    /** The user's entitlement credits, applied to the first period (none when absent). */
+    private readonly credits?: CreditsStore,
   ) {}
 
   async create(userId: string, request: CreateSubscription): Promise<Purchased> {
@@ -100,35 +104,47 @@ export class PurchaseService {
   }
 
   private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Purchased> {
-    const { plans, priced, currency } = await this.quote(request);
+    const credits = this.credits ? await this.credits.credits(userId, this.clock.now()) : [];
+    const { plans, priced, currency, used } = await this.quote(request, credits);
     const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
     if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
     const source = priced.total > 0 ? await this.paymentSource(userId, request.payment_source_id) : null;
 
     const deadline = Date.now() + this.options.waitMs;
     for (;;) {
-      const claim = await this.store.claim(userId, loadId, hash, this.ids.next(), this.options.leaseMs);
+      const claim = await this.store.claim(userId, loadId, hash, this.ids.next(), this.options.leaseMs, request);
       if (claim.kind === 'mismatch') throw billingError('LOAD_ID_REUSED');
       if (claim.kind === 'other_in_progress') throw billingError('PAYMENT_IN_PROGRESS');
       if (claim.kind === 'done') return this.replay(userId, claim.outcome);
-      if (claim.kind === 'claimed') return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source);
+      if (claim.kind === 'claimed')
+        return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source, used, claim.chargeRequest);
       if (Date.now() > deadline) throw billingError('PAYMENT_IN_PROGRESS');
       await sleep(this.options.pollMs);
     }
   }
 
-  /** The catalogue's price for the request, checked against what the client expects to pay. */
-  async quote(request: Pick<CreateSubscription, 'items' | 'currency' | 'expected_invoice_price' | 'expected_renewal_price'>) {
+  /**
+   * The catalogue's price for the request, with the user's entitlement credits applied (the
+   * invoice a preview with apply_entitlements shows), checked against what the client expects to
+   * pay now and at renewal (the full price: a credit pays one period).
+   */
+  async quote(
+    request: Pick<CreateSubscription, 'items' | 'currency' | 'expected_invoice_price' | 'expected_renewal_price'>,
+    credits: Credit[] = [],
+  ) {
     if (request.items.length === 0) throw billingError('ITEMS_REQUIRED');
     const plans = await this.catalogue.plans(request.items.map((i) => i.plan_id));
     checkItems(plans, request.items);
     const currency = resolveCurrency([...plans.values()], request.currency);
-    const priced = priceItems(plans, request.items, currency);
-    // A purchase with no trial renews at the price of its first period.
-    for (const expected of [request.expected_invoice_price, request.expected_renewal_price])
-      if (expected && (expected.currency !== currency || expected.amount !== priced.total))
-        throw billingError('PRICE_MISMATCH', { expected: expected, actual: { currency, amount: priced.total } });
-    return { plans, priced, currency };
+    const full = priceItems(plans, request.items, currency);
+    const { priced, used } = applyCredits(full, credits);
+    for (const [expected, actual] of [
+      [request.expected_invoice_price, priced.total],
+      [request.expected_renewal_price, full.total],
+    ] as const)
+      if (expected && (expected.currency !== currency || expected.amount !== actual))
+        throw billingError('PRICE_MISMATCH', { expected: expected, actual: { currency, amount: actual } });
+    return { plans, priced, currency, used };
   }
 
   private async paymentSource(userId: string, id: string | undefined) {
@@ -158,27 +174,43 @@ export class PurchaseService {
     priced: PricedInvoice,
     currency: string,
     source: { id: string; gateway_source_id: string } | null,
+    credits: string[],
+    earlier?: ChargeRequest,
   ): Promise<Purchased> {
+    const asked: ChargeRequest | null = source
+      ? {
+          customerId: await this.sources.customerOf(userId),
+          gatewaySourceId: source.gateway_source_id,
+          amount: priced.total,
+          currency,
+          description: [...plans.values()].map((p) => p.name).join(', '),
+          idempotencyKey: `kith_payment_${paymentId}`,
+          ...(request.return_url ? { returnUrl: request.return_url } : {}),
+          offSession: false,
+          metadata: { user_id: userId, payment_id: paymentId },
+        }
+      : null;
+    // An earlier attempt asked the gateway for another amount (the price changed since): this
+    // purchase cannot be made at what it was charged; whatever that charge took goes back.
+    if (earlier && (earlier.amount !== priced.total || earlier.currency !== currency))
+      return this.giveUp(
+        userId,
+        loadId,
+        paymentId,
+        earlier,
+        billingError('PRICE_MISMATCH', { actual: { currency, amount: priced.total } }),
+      );
+    const chargeRequest = earlier ?? asked;
     let result: ChargeResult;
     try {
-      result = source
-        ? await this.gateway.charge({
-            customerId: await this.sources.customerOf(userId),
-            gatewaySourceId: source.gateway_source_id,
-            amount: priced.total,
-            currency,
-            description: [...plans.values()].map((p) => p.name).join(', '),
-            idempotencyKey: `kith_payment_${paymentId}`,
-            returnUrl: request.return_url ?? undefined,
-            offSession: false,
-            metadata: { user_id: userId, payment_id: paymentId },
-          })
-        : { status: 'succeeded', gatewayPaymentId: '' };
+      // Kept before it is sent: whoever finishes this purchase sends the very same request.
+      if (chargeRequest && !earlier) await this.store.saveChargeRequest(userId, loadId, chargeRequest);
+      result = chargeRequest ? await this.gateway.charge(chargeRequest) : { status: 'succeeded', gatewayPaymentId: '' };
     } catch (err) {
       // Nothing is known about the charge: the next attempt (a retry, or whoever takes the claim
       // over) asks again under the same idempotency key.
       await this.store.release(userId, loadId);
-      throw gatewayFailure(err instanceof PaymentGatewayUnavailable ? err : err);
+      throw gatewayFailure(err);
     }
     const now = this.clock.now();
     const payment = this.payment(userId, paymentId, priced, source?.id ?? null, plans, request, result, now);
@@ -198,13 +230,101 @@ export class PurchaseService {
     const slotCount = paid ? request.items.reduce((n, i) => n + plans.get(i.plan_id)!.premium_guild_slots * i.quantity, 0) : 0;
     const slots = Array.from({ length: slotCount }, () => this.ids.next());
     const premium = paid && [...plans.values()].some((p) => p.premium_type > 0);
-    const created = await this.store.completePurchase(userId, loadId, { subscription, invoice, payment, slots, premium }, outcome, () => [
-      { name: 'USER_SUBSCRIPTIONS_UPDATE', audience: { users: [userId] }, data: null },
-      paymentUpdate(userId, payment),
-      ...slots.map((id) => slotCreated(userId, id, subscription.id)),
-    ]);
+    const created = await this.store.completePurchase(
+      userId,
+      loadId,
+      { subscription, invoice, payment, slots, premium, credits: paid ? credits : [] },
+      outcome,
+      () => [
+        { name: 'USER_SUBSCRIPTIONS_UPDATE', audience: { users: [userId] }, data: null },
+        paymentUpdate(userId, payment),
+        ...slots.map((id) => slotCreated(userId, id, subscription.id)),
+      ],
+    );
     if (!paid) throw errorFromBody(400, (outcome as { body: { code: number; message: string } }).body);
     return { subscription: created, latestInvoice: created.id === subscription.id ? invoice : await this.store.latestInvoice(created.id) };
+  }
+
+  /**
+   * The scheduler's part: purchases whose asker died (or gave up) and that nobody retried are
+   * finished once their lease has passed, as a retry would: made as asked, charged at most once.
+   * One that can no longer be made (the user holds the tier by now, the plan or its price changed)
+   * is finished with what its charge took given back.
+   */
+  async recover(max: number, onError: (err: unknown) => void): Promise<number> {
+    const abandoned = await this.store.abandonedPurchases(max);
+    for (const { userId, loadId, request } of abandoned) {
+      const asked = request as CreateSubscription;
+      const hash = requestHash(asked);
+      try {
+        await this.purchase(userId, loadId, hash, asked);
+      } catch (err) {
+        // Finished by the attempt (declined, waiting for the customer), or not decided (the gateway).
+        if (!(err instanceof ApiError) || err.status >= 500 || isBillingError(err, 'PAYMENT_IN_PROGRESS')) {
+          if (!(err instanceof ApiError) || err.status >= 500) onError(err);
+          continue;
+        }
+        const claim = await this.store.claim(userId, loadId, hash, this.ids.next(), this.options.leaseMs);
+        if (claim.kind !== 'claimed') continue;
+        await this.giveUp(userId, loadId, claim.paymentId, claim.chargeRequest ?? null, err).catch((e: unknown) => {
+          if (e !== err) onError(e);
+        });
+      }
+    }
+    return abandoned.length;
+  }
+
+  /**
+   * Finishes a purchase that cannot be made with `error`: the charge an earlier attempt asked for
+   * (sent again, same key) is refunded if it went through, canceled if it waits for the customer;
+   * the payment records it (REFUNDED with amount_refunded, PAYMENT_UPDATE).
+   */
+  private async giveUp(userId: string, loadId: string, paymentId: string, earlier: ChargeRequest | null, error: ApiError): Promise<never> {
+    let payment: Payment | null = null;
+    if (earlier) {
+      try {
+        let result = await this.gateway.charge(earlier);
+        if (result.status === 'requires_action' || result.status === 'processing')
+          result = await this.gateway.cancel(result.gatewayPaymentId, `kith_cancel_${paymentId}`);
+        const refunded =
+          result.status === 'succeeded' ? await this.gateway.refund(result.gatewayPaymentId, `kith_refund_${paymentId}`) : null;
+        payment = {
+          id: paymentId,
+          user_id: userId,
+          subscription_id: null,
+          invoice_id: null,
+          payment_source_id: null,
+          amount: earlier.amount,
+          tax: 0,
+          tax_inclusive: true,
+          currency: earlier.currency,
+          status: refunded
+            ? PaymentStatus.REFUNDED
+            : result.status === 'declined' && result.declineCode !== 'canceled'
+              ? PaymentStatus.FAILED
+              : PaymentStatus.CANCELED,
+          description: earlier.description,
+          sku_id: null,
+          plan_id: null,
+          gateway_payment_id: result.gatewayPaymentId,
+          idempotency_key: earlier.idempotencyKey,
+          error_code: error.body.code,
+          amount_refunded: refunded?.amount ?? 0,
+          created_at: this.clock.now(),
+        };
+      } catch (err) {
+        await this.store.release(userId, loadId);
+        throw gatewayFailure(err);
+      }
+    }
+    await this.store.failPurchase(
+      userId,
+      loadId,
+      payment,
+      { status: error.status, body: error.body },
+      payment ? [paymentUpdate(userId, payment)] : [],
+    );
+    throw error;
   }
 
   private subscriptionOf(

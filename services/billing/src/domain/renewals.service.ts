@@ -192,6 +192,13 @@ export class RenewalsService {
       await tx.update({ next_action_at: new Date(now.getTime() + GATEWAY_RETRY_MS) });
       return;
     }
+    // Canceled at the gateway too, so the customer can no longer confirm it (and pay for nothing);
+    // confirmed in the meantime, it is settled after all.
+    const stands = pending?.gateway_payment_id ? await this.ledger.cancel(pending.gateway_payment_id, `kith_cancel_${pending.id}`) : null;
+    if (pending && invoice && stands?.status === 'succeeded') {
+      await tx.setPayment(pending.id, { status: PaymentStatus.COMPLETED, error_code: null });
+      return this.changes.settle(tx, invoice, now, [paymentUpdate(s.user_id, { ...pending, status: PaymentStatus.COMPLETED })]);
+    }
     if (pending) await tx.setPayment(pending.id, { status: PaymentStatus.CANCELED });
     if (invoice) await tx.setInvoiceStatus(invoice.id, InvoiceStatus.VOID);
     await tx.update({ status: nextStatus(s.status, 'abandon'), next_action_at: null });

@@ -115,6 +115,9 @@ export interface Invoice {
   period_end: Date;
   reason: 'create' | 'renewal' | 'change' | 'preview';
   exponent: number;
+  /** Discounts (their ids) and user discount offers (id → when it expires) applied to it. */
+  applied_discount_ids?: string[];
+  applied_user_discounts?: Record<string, string | null>;
 }
 
 export interface Payment {

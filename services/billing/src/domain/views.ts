@@ -56,8 +56,8 @@ export function invoiceView(i: Invoice) {
     })),
     subscription_period_start: i.period_start.toISOString(),
     subscription_period_end: i.period_end.toISOString(),
-    applied_discount_ids: [],
-    applied_user_discounts: {},
+    applied_discount_ids: i.applied_discount_ids ?? [],
+    applied_user_discounts: i.applied_user_discounts ?? {},
   };
 }
 

@@ -123,6 +123,7 @@ export const createPreviewBody = z.object({
   apply_entitlements: z.boolean().optional(),
   renewal: z.boolean().optional(),
   code: z.string().max(256).optional(),
+  user_discount_offer_id: snowflakeField.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 

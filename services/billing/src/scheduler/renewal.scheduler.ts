@@ -1,5 +1,6 @@
 import type { Logger } from '@kith/platform';
 import type { PerksService } from '../domain/perks.service.js';
+import type { PurchaseService } from '../domain/purchase.service.js';
 import type { RenewalsService } from '../domain/renewals.service.js';
 import type { SettlementsService } from '../domain/settlements.service.js';
 
@@ -18,6 +19,7 @@ export class RenewalScheduler {
     private readonly renewals: RenewalsService,
     private readonly perks: PerksService,
     private readonly settlements: SettlementsService,
+    private readonly purchases: PurchaseService,
     private readonly options: { pollMs: number; batch: number },
     private readonly logger: Logger,
   ) {}
@@ -28,14 +30,17 @@ export class RenewalScheduler {
   }
 
   /**
-   * One pass: payments requests left pending (settled, or refunded), due subscriptions (up to a
-   * batch each), then perks. Tests call it after moving the clock.
+   * One pass: payments requests left pending (settled, or refunded), purchases their askers
+   * abandoned, due subscriptions (up to a batch each), then perks. Tests call it after moving the clock.
    */
   tick(): Promise<void> {
     this.running ??= (async () => {
       try {
         await this.settlements.recover(this.options.batch, (err, paymentId) =>
           this.logger.warn({ err, paymentId }, 'settling a payment failed; the next pass asks again'),
+        );
+        await this.purchases.recover(this.options.batch, (err) =>
+          this.logger.warn({ err }, 'finishing an abandoned purchase failed; the next pass asks again'),
         );
         await this.renewals.runDue(this.options.batch);
         await this.perks.flush();

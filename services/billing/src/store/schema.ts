@@ -145,6 +145,8 @@ export interface PurchasesTable {
   outcome: Json<Record<string, unknown>> | null;
   lease_until: Timestamp;
   created_at: Generated<Date>;
+  request: Generated<unknown>;
+  charge_request: Generated<unknown>;
 }
 
 export interface PremiumGuildSlotsTable {
@@ -187,6 +189,7 @@ export interface BillingDatabase {
   boost_changes: BoostChangesTable;
   perk_sync: PerkSyncTable;
   entitlements: EntitlementsTable;
+  user_discount_offers: UserDiscountOffersTable;
 }
 
 export interface PerkSyncTable {
@@ -200,9 +203,24 @@ export interface EntitlementsTable {
   user_id: Id;
   sku_id: Id;
   application_id: Id;
-  subscription_id: Id;
+  subscription_id: string | null;
   type: number;
   starts_at: Timestamp;
   ends_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  plan_id: Generated<string | null>;
+  consumed: Generated<boolean>;
+  consumed_invoice_id: Generated<string | null>;
+}
+
+export interface UserDiscountOffersTable {
+  id: Id;
+  user_id: Id;
+  discount_id: Id;
+  amount: number;
+  plan_ids: string[];
+  expires_at: NullableTimestamp;
+  applied_at: NullableTimestamp;
+  invoice_id: string | null;
   created_at: Generated<Date>;
 }

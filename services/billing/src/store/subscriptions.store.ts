@@ -2,6 +2,7 @@ import { sql, type DomainEvent, type Kysely, type Outbox } from '@kith/platform'
 import type { Transaction } from 'kysely';
 import { billingError } from '../domain/errors.js';
 import type {
+  ChargeRequest,
   Claim,
   NewSubscription,
   OpenPayment,
@@ -133,7 +134,7 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return row && toPayment(row as Payment);
   }
 
-  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number): Promise<Claim> {
+  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number, request?: unknown): Promise<Claim> {
     const lease = `${leaseMs} milliseconds`;
     return this.inUserTx(userId, async (trx) => {
       // The purchase under this name, if any, and whether another of the user's is under way: one round trip.
@@ -142,25 +143,42 @@ export class PgSubscriptionStore implements SubscriptionStore {
         state: string | null;
         outcome: unknown;
         payment_id: string | null;
+        charge_request: ChargeRequest | null;
         other: boolean;
       }>`
-        SELECT p.request_hash, p.state, p.outcome, p.payment_id,
+        SELECT p.request_hash, p.state, p.outcome, p.payment_id, p.charge_request,
           EXISTS (SELECT 1 FROM purchases o WHERE o.user_id = ${userId} AND o.load_id <> ${loadId} AND o.state = 'pending'
             AND o.lease_until > now()) AS other
         FROM (SELECT 1) AS one LEFT JOIN purchases p ON p.user_id = ${userId} AND p.load_id = ${loadId}`.execute(trx);
       const existing = rows[0]!;
       if (existing.request_hash === null) {
         if (existing.other) return { kind: 'other_in_progress' };
-        await sql`INSERT INTO purchases (user_id, load_id, request_hash, state, payment_id, lease_until)
-          VALUES (${userId}, ${loadId}, ${requestHash}, 'pending', ${paymentId}, now() + ${lease}::interval)`.execute(trx);
+        await sql`INSERT INTO purchases (user_id, load_id, request_hash, state, payment_id, lease_until, request)
+          VALUES (${userId}, ${loadId}, ${requestHash}, 'pending', ${paymentId}, now() + ${lease}::interval,
+            ${request === undefined ? null : JSON.stringify(request)}::jsonb)`.execute(trx);
         return { kind: 'claimed', paymentId };
       }
       if (existing.request_hash !== requestHash) return { kind: 'mismatch' };
       if (existing.state !== 'pending') return { kind: 'done', outcome: existing.outcome as PurchaseOutcome };
       const taken = await sql`UPDATE purchases SET lease_until = now() + ${lease}::interval
         WHERE user_id = ${userId} AND load_id = ${loadId} AND lease_until <= now() RETURNING 1`.execute(trx);
-      return taken.rows.length > 0 ? { kind: 'claimed', paymentId: existing.payment_id! } : { kind: 'busy' };
+      return taken.rows.length > 0
+        ? { kind: 'claimed', paymentId: existing.payment_id!, chargeRequest: existing.charge_request ?? undefined }
+        : { kind: 'busy' };
     });
+  }
+
+  async saveChargeRequest(userId: string, loadId: string, request: ChargeRequest): Promise<void> {
+    await sql`UPDATE purchases SET charge_request = ${JSON.stringify(request)}::jsonb
+      WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending'`.execute(this.db);
+  }
+
+  async abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown }[]> {
+    const { rows } = await sql<{ user_id: string; load_id: string; request: unknown }>`SELECT user_id::text, load_id, request
+      FROM purchases WHERE state = 'pending' AND lease_until <= now() AND request IS NOT NULL ORDER BY lease_until LIMIT ${limit}`.execute(
+      this.db,
+    );
+    return rows.map((r) => ({ userId: r.user_id, loadId: r.load_id, request: r.request }));
   }
 
   async release(userId: string, loadId: string): Promise<void> {
@@ -214,6 +232,12 @@ export class PgSubscriptionStore implements SubscriptionStore {
           ${p.created_at}))
       ${slotRows.length > 0 ? sql`, slots AS (INSERT INTO premium_guild_slots (id, user_id, subscription_id) VALUES ${sql.join(slotRows)})` : sql``}
       ${
+        created.credits && created.credits.length > 0
+          ? sql`, credits AS (UPDATE entitlements SET consumed = true, consumed_invoice_id = ${inv.id}
+              WHERE id IN (${sql.join(created.credits)}) AND user_id = ${userId} AND NOT consumed)`
+          : sql``
+      }
+      ${
         created.premium
           ? sql`, perks AS (INSERT INTO perk_sync (kind, target_id, since) VALUES ('user', ${userId}, clock_timestamp())
           ON CONFLICT (kind, target_id) DO UPDATE SET since = clock_timestamp())`
@@ -223,10 +247,10 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return { ...s, items, created_at: rows[0]!.created_at, failed_renewals: rows[0]!.failed_renewals };
   }
 
-  failPurchase(userId: string, loadId: string, payment: Payment, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void> {
+  failPurchase(userId: string, loadId: string, payment: Payment | null, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void> {
     return this.inUserTx(userId, async (trx) => {
       if (!(await this.finish(trx, userId, loadId, 'failed', outcome, null))) return;
-      await this.insertPayment(trx, payment);
+      if (payment) await this.insertPayment(trx, payment);
       await this.outbox.enqueue(trx, events);
     });
   }

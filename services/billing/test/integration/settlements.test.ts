@@ -83,6 +83,7 @@ async function billingProcess(leaseMs: number): Promise<{ child: ChildProcess; p
       PAYMENT_GATEWAY_TIMEOUT_MS: '60000',
       PAYMENT_GATEWAY_RETRIES: '0',
       PAYMENT_LEASE_MS: String(leaseMs),
+      PURCHASE_LEASE_MS: String(leaseMs),
       // Its scheduler stays out of the way: the test's process settles.
       RENEWAL_POLL_MS: '3600000',
     },
@@ -248,5 +249,101 @@ describe('Pay Subscription Invoice recorded before its charge', () => {
     const payments = await paymentsOf(s.id);
     // The payment that waited for authentication was canceled (at the gateway too); the recorded one completed.
     expect(payments.map((p) => p.status)).toEqual([1, 5]);
+  });
+});
+
+describe('a purchase never confirmed', () => {
+  it('when the customer has not authenticated a day later, then the charge is canceled at the gateway too: the subscription ends and the charge can no longer be taken', async () => {
+    const user = await newUser(stack);
+    const auth = await addCard(stack, user, 'pm_card_authenticationRequired');
+    const res = await api(stack, user, 'POST', '/users/@me/billing/subscriptions', purchase(PLANS.nitroMonthly, auth.id));
+    expect(res.body.code).toBe(100047);
+    const waiting = await stack.db.selectFrom('payments').selectAll().where('id', '=', res.body.payment_id).executeTakeFirstOrThrow();
+    try {
+      stack.clock.advance(25 * 3_600_000);
+      await stack.billing.scheduler.tick();
+    } finally {
+      stack.clock.reset();
+    }
+    const [ended] = (await api(stack, user, 'GET', '/users/@me/billing/subscriptions?include_inactive=true')).body as Body[];
+    expect(ended.status).toBe(4);
+    expect((await stack.db.selectFrom('payments').select('status').where('id', '=', waiting.id).executeTakeFirstOrThrow()).status).toBe(5);
+    // The customer comes back to the authentication page: nothing is taken.
+    expect(stack.stripe.authenticate(waiting.gateway_payment_id!)?.status).toBe('canceled');
+    expect(await charges(user.userId)).toBe(0);
+  });
+});
+
+describe('a purchase its asker abandoned', () => {
+  const create = (port: number, user: StackUser, body: unknown) =>
+    void toProcess(port, 'POST', '/users/@me/billing/subscriptions', user.userId, body).catch(() => undefined);
+
+  /** Ticks the scheduler until `done` holds (the dead asker's lease runs out first). */
+  async function tickUntil(done: () => Promise<boolean>): Promise<void> {
+    for (let i = 0; i < 100 && !(await done()); i++) {
+      await stack.billing.scheduler.tick();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('when the process dies after the purchase’s charge and nobody retries, then the scheduler makes it as asked, charged once', async () => {
+    const user = await newUser(stack);
+    const card = await addCard(stack, user);
+    const body = purchase(PLANS.boostMonthly, card.id, { load_id: 'abandoned-purchase' });
+    const worker = await billingProcess(300);
+    try {
+      stack.stripe.injectFault('hang_after_charge', 1, user.userId);
+      create(worker.port, user, body);
+      await untilCharged(user.userId, 1);
+    } finally {
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+    }
+    const list = async () => (await api(stack, user, 'GET', '/users/@me/billing/subscriptions')).body as Body[];
+    expect(await list()).toEqual([]);
+    await tickUntil(async () => (await list()).length > 0);
+    const [made] = await list();
+    expect(made).toMatchObject({ status: 1, items: [expect.objectContaining({ plan_id: PLANS.boostMonthly })] });
+    expect(await charges(user.userId)).toBe(1);
+    // The client's retry, late, is answered that purchase.
+    const retried = await api(stack, user, 'POST', '/users/@me/billing/subscriptions', body);
+    expect(retried.body.id).toBe(made!.id);
+    expect(await charges(user.userId)).toBe(1);
+  });
+
+  it('when the abandoned purchase can no longer be made (the user bought the tier again meanwhile), then the scheduler refunds what its charge took', async () => {
+    const user = await newUser(stack);
+    const card = await addCard(stack, user);
+    const first = purchase(PLANS.nitroMonthly, card.id, { load_id: 'first-try' });
+    const worker = await billingProcess(300);
+    try {
+      stack.stripe.injectFault('hang_after_charge', 1, user.userId);
+      create(worker.port, user, first);
+      await untilCharged(user.userId, 1);
+    } finally {
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+    }
+    // The user's client gave up and bought again under a new load_id, once the first one's lease ran out.
+    const again = await whileInProgress(() =>
+      api(stack, user, 'POST', '/users/@me/billing/subscriptions', purchase(PLANS.nitroMonthly, card.id, { load_id: 'second-try' })),
+    );
+    expect(again.status).toBe(200);
+    expect(await charges(user.userId)).toBe(2);
+    const refunds = () => gatewayCount('refunds', user.userId);
+    await tickUntil(async () => (await refunds()).count > 0);
+    expect(await refunds()).toMatchObject({ count: 1, amount: 999 });
+    expect(await charges(user.userId)).toBe(2);
+    const payment = await stack.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('user_id', '=', user.userId)
+      .where('status', '=', 4)
+      .executeTakeFirstOrThrow();
+    expect(payment).toMatchObject({ amount: 999, amount_refunded: 999, error_code: 100004 });
+    expect((await events('PAYMENT_UPDATE', user.userId)).some((e) => e.data.id === payment.id && e.data.status === 4)).toBe(true);
+    expect((await api(stack, user, 'GET', '/users/@me/billing/subscriptions')).body).toHaveLength(1);
+    // The first purchase is over: asked again, it answers why.
+    expect((await api(stack, user, 'POST', '/users/@me/billing/subscriptions', first)).body.code).toBe(100004);
   });
 });

@@ -2,6 +2,7 @@ import { ChannelApi } from './channel.api.js';
 import { ChannelService } from './channel.service.js';
 import { ThreadService } from './channel.threads.js';
 import { DmService } from './dm.service.js';
+import { GuestService } from './guest.service.js';
 import { GuildsService } from './guilds.service.js';
 import { LookupService } from './lookup.service.js';
 import { MemberSearchService } from './member-search.service.js';
@@ -22,7 +23,7 @@ export interface GuildsPorts {
 
 /** Every domain service of guilds, each built once over the ports (app.ts passes the real ones, unit tests fakes). */
 export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
-  const membership = new MembershipService(store, users, ids);
+  const membership = new MembershipService(store, users, ids, new GuestService(store));
   const channelService = new ChannelService(store, ids);
   const dms = new DmService(store, users, ids);
   return {

@@ -184,6 +184,7 @@ export class GuildsService {
       const actor = await actorIn(tx, guildId, userId);
       if (!actor.isOwner) throw ApiError.of('MISSING_PERMISSIONS');
       await tx.emit([{ name: 'GUILD_DELETE', audience: { guilds: [guildId] }, data: { id: guildId } }]);
+      await this.membership.guests.endIn(tx, { guildId });
       await tx.guilds.delete(guildId);
     });
   }

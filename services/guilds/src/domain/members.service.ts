@@ -118,6 +118,7 @@ export class MembersService {
         if (member) requireOutranks(actor, targetId, member.role_ids);
         if (!(await tx.members.insertBan({ guild_id: guildId, user_id: targetId, reason }))) return;
         if (member) await this.membership.remove(tx, guildId, targetId, user);
+        await this.membership.guests.endIn(tx, { guildId, userId: targetId });
         await tx.emit([
           { name: 'GUILD_BAN_ADD', audience: { guilds: [guildId] }, data: { guild_id: guildId, user: userView(targetId, user) } },
         ]);

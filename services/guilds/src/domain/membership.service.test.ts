@@ -64,7 +64,38 @@ describe('MembershipService.join', () => {
     expect(w.store.named('GUILD_JOIN_REQUEST_CREATE')).toHaveLength(1);
   });
 
-  it('when a guest joins, then the member carries the guest flag', async () => {
+  it('when a guest joins with a session, then they are no member: that session alone hears GUILD_CREATE of the one channel, and GUILD_DELETE when the user goes offline', async () => {
+    const w = world();
+    const owner = w.user();
+    const guildId = await w.guild(owner);
+    const [channel] = await w.store.channels.listInGuild(guildId);
+    const guest = w.user('guest');
+    const admitted = await w.membership.join(guildId, guest, { guest: true, sessionId: 'sess1', channelId: channel!.id });
+    expect(admitted).toMatchObject({ error: 0, alreadyMember: false, member: { flags: 1 << 4 } });
+    expect(await w.store.members.get(guildId, guest)).toBeUndefined();
+    expect((await w.store.guilds.get(guildId))!.member_count).toBe(1);
+    const create = w.store.named('GUILD_CREATE').at(-1)!;
+    expect(create.audience).toEqual({ sessions: [{ id: 'sess1', user_id: guest }] });
+    expect((create.data as { channels: { id: string }[] }).channels.map((c) => c.id)).toEqual([channel!.id]);
+    expect(w.store.named('GUILD_MEMBER_ADD')).toEqual([]);
+    await w.membership.endTemporary(guest);
+    expect(w.store.named('GUILD_DELETE')).toEqual([{ name: 'GUILD_DELETE', audience: create.audience, data: { id: guildId } }]);
+    expect(await w.membership.guests.end({ userId: guest })).toEqual([]);
+  });
+
+  it('when a guest is banned or names a channel of another guild, then 40007 or 10004', async () => {
+    const w = world();
+    const owner = w.user();
+    const guildId = await w.guild(owner);
+    const [elsewhere] = await w.store.channels.listInGuild(await w.guild(owner));
+    expect((await w.membership.join(guildId, w.user(), { guest: true, sessionId: 's', channelId: elsewhere!.id })).error).toBe(10004);
+    const banned = w.user();
+    await w.members.putBan(owner, guildId, banned, null);
+    const [channel] = await w.store.channels.listInGuild(guildId);
+    expect((await w.membership.join(guildId, banned, { guest: true, sessionId: 's', channelId: channel!.id })).error).toBe(40007);
+  });
+
+  it('when a guest joins without a session, then the member carries the guest flag', async () => {
     const w = world();
     const guildId = await w.guild(w.user());
     expect(await w.membership.join(guildId, w.user(), { guest: true })).toMatchObject({ member: { flags: 1 << 4 } });

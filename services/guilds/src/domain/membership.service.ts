@@ -8,18 +8,17 @@ import {
   type GuildData,
 } from '@kith/platform';
 import { visibleGuildChannels } from './channel.service.js';
+import { MEMBER_FLAG_IS_GUEST, type GuestService } from './guest.service.js';
 import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
 import type { GuildsStore, GuildsTx, GuildsUnit, IdSource, UserDirectory } from './ports.js';
-import type { GuildRecord, JoinRequestRecord, MemberRecord } from './records.js';
+import type { GuildRecord, JoinRequestRecord, MemberRecord, RoleRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
 export const MAX_GUILDS_PER_USER = 100;
 /** A guild with more members than this is `large` in GUILD_CREATE. */
 const LARGE_THRESHOLD = 250;
-/** The platform's member flag for guests (joined through a guest invite). */
-const MEMBER_FLAG_IS_GUEST = 1 << 4;
 /** The guild feature that puts new members behind member verification (`pending` until they pass). */
 export const MEMBER_VERIFICATION_GATE = 'MEMBER_VERIFICATION_GATE_ENABLED';
 
@@ -49,8 +48,10 @@ export async function guildCreateFor(
   guild: GuildRecord,
   member: MemberRecord,
   user: ContractUser | undefined,
+  /** The guild's roles when the caller has just read them. */
+  known?: readonly RoleRecord[],
 ): Promise<GuildCreate> {
-  const roles = await unit.roles.list(guild.id);
+  const roles = known ?? (await unit.roles.list(guild.id));
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,
@@ -71,8 +72,10 @@ export async function guildCreateFor(
 export interface JoinOptions {
   roleIds?: readonly string[];
   temporary?: boolean;
-  /** Guests (guest invites) are flagged members. */
+  /** Guests (guest invites) are not members: `sessionId` alone gets access to `channelId`. */
   guest?: boolean;
+  sessionId?: string;
+  channelId?: string;
   /** Skips member verification (invites with IS_APPLICATION_BYPASS): never `pending`, no join request. */
   bypassVerification?: boolean;
 }
@@ -87,6 +90,7 @@ export class MembershipService {
     private readonly store: GuildsStore,
     private readonly users: UserDirectory,
     private readonly ids: IdSource,
+    readonly guests: GuestService,
   ) {}
 
   /**
@@ -100,38 +104,49 @@ export class MembershipService {
     const user = await userOf(this.users, userId);
     if (!user) throw ApiError.of('UNKNOWN_USER');
     return this.store.transaction(async (tx) => {
+      // The user's memberships one change at a time (the 100-guild cap); the guild only kept from
+      // being deleted meanwhile, so joins to one guild do not wait for each other.
       await tx.members.lockUser(userId);
-      // Then the guild row, as role changes take it: the roles read below cannot be deleted before they are given.
-      const guild = await tx.guilds.lock(guildId);
+      const guild = await tx.guilds.share(guildId);
       if (!guild) return { error: 10004 as const };
-      const existing = await tx.members.get(guildId, userId);
+      const { member: existing, banned, guildCount } = await tx.members.standing(guildId, userId);
       if (existing)
         return { error: 0 as const, alreadyMember: true, member: existing, guild: await guildCreateFor(tx, guild, existing, user) };
-      if (await tx.members.ban(guildId, userId)) return { error: 40007 as const };
-      if ((await tx.members.countGuildsOf(userId)) >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
+      if (options.guest && options.sessionId) {
+        const admitted = await this.guests.admit(tx, guild, { id: userId, user }, options.sessionId, options.channelId ?? '');
+        return admitted.error === 0 ? { ...admitted, alreadyMember: false } : admitted;
+      }
+      if (banned) return { error: 40007 as const };
+      if (guildCount >= MAX_GUILDS_PER_USER) return { error: 30001 as const };
+      const wanted = [...new Set(options.roleIds ?? [])].filter((id) => id !== guildId);
+      // The roles to give cannot be deleted before they are given (a deleted one is just left out).
+      if (wanted.length > 0) await tx.roles.share(wanted);
       const roles = await tx.roles.list(guildId);
       // A managed role is given by hand only to the bot it was made for (its authorization's role).
       const known = new Set(roles.filter((r) => (!r.managed || r.bot_id === userId) && r.id !== guildId).map((r) => r.id));
-      const roleIds = [...new Set(options.roleIds ?? [])].filter((id) => known.has(id));
+      const roleIds = wanted.filter((id) => known.has(id));
+      // A guest join without a session (nothing to bind the access to) stays the flagged member it always was.
       const flags = options.guest ? MEMBER_FLAG_IS_GUEST : 0;
       const pending = guild.features.includes(MEMBER_VERIFICATION_GATE) && !options.bypassVerification;
-      await tx.members.insert({ guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags, pending }, roleIds);
-      const member = (await tx.members.get(guildId, userId))!;
-      const created = await guildCreateFor(tx, (await tx.guilds.get(guildId))!, member, user);
-      await tx.emit([
+      const member = await tx.members.insert(
+        { guild_id: guildId, user_id: userId, temporary: options.temporary ?? false, flags, pending },
+        roleIds,
+      );
+      // The count as this join leaves it (others committing meanwhile make it approximate, as the platform's is).
+      const created = await guildCreateFor(tx, { ...guild, member_count: guild.member_count + 1 }, member, user, roles);
+      const events: DomainEvent[] = [
         { name: 'GUILD_CREATE', audience: { users: [userId] }, data: guildCreateView(created) },
         { name: 'GUILD_MEMBER_ADD', audience: { guilds: [guildId] }, data: { ...renderMember(member, user), guild_id: guildId } },
-      ]);
+      ];
       if (pending) {
         const request = await tx.verification.startJoinRequest({ id: this.ids.next(), guild_id: guildId, user_id: userId });
-        await tx.emit([
-          {
-            name: 'GUILD_JOIN_REQUEST_CREATE',
-            audience: { users: [userId] },
-            data: { guild_id: guildId, status: request.status, request: joinRequestView(request) },
-          },
-        ]);
+        events.push({
+          name: 'GUILD_JOIN_REQUEST_CREATE',
+          audience: { users: [userId] },
+          data: { guild_id: guildId, status: request.status, request: joinRequestView(request) },
+        });
       }
+      await tx.emit(events);
       return { error: 0 as const, alreadyMember: false, member, guild: created };
     });
   }
@@ -164,6 +179,8 @@ export class MembershipService {
       await tx.members.lockUser(userId);
       const guildIds = await tx.members.temporaryGuildsOf(userId);
       for (const guildId of guildIds) await this.remove(tx, guildId, userId, user);
+      // A guest's access never outlives the user's last connection either.
+      await this.guests.endIn(tx, { userId });
       return guildIds;
     });
   }

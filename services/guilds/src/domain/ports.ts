@@ -6,6 +6,7 @@ import type {
   ChannelRecord,
   GuildColumns,
   GuildRecord,
+  GuestRecord,
   GuildSnapshot,
   IdPage,
   JoinRequestRecord,
@@ -31,6 +32,8 @@ import type {
 export interface GuildRepository {
   /** Locks the guild row until the transaction ends (role positions, counts, ownership change one at a time). */
   lock(guildId: string): Promise<GuildRecord | undefined>;
+  /** Keeps the guild from being deleted until the transaction ends, without holding up other lockers (joins). */
+  share(guildId: string): Promise<GuildRecord | undefined>;
   get(guildId: string): Promise<GuildRecord | undefined>;
   insert(guild: NewGuild): Promise<void>;
   update(guildId: string, changes: GuildColumns): Promise<GuildRecord>;
@@ -57,6 +60,8 @@ export interface RoleRepository {
   update(roleId: string, changes: RoleColumns): Promise<RoleRecord>;
   /** Moves several roles at once (distinct ids); answers the moved rows by id. */
   setPositions(guildId: string, moves: readonly { id: string; position: number }[]): Promise<Map<string, RoleRecord>>;
+  /** Keeps these roles from being deleted until the transaction ends (roles about to be given). */
+  share(roleIds: readonly string[]): Promise<void>;
   /** Deletes the role; members lose it. */
   delete(roleId: string): Promise<void>;
   /** Every role but `@everyone` from `position` up moves one higher. */
@@ -67,6 +72,8 @@ export interface MemberRepository {
   /** Serialises every join, leave and create of one user until the transaction ends (the guild cap). */
   lockUser(userId: string): Promise<void>;
   countGuildsOf(userId: string): Promise<number>;
+  /** What a join checks, in one read: their membership (if any), whether banned, how many guilds they are in. */
+  standing(guildId: string, userId: string): Promise<{ member: MemberRecord | undefined; banned: boolean; guildCount: number }>;
   /** The guilds the user is in only through a temporary invite: flagged temporary, no role given since, not the owner. */
   temporaryGuildsOf(userId: string): Promise<string[]>;
   get(guildId: string, userId: string): Promise<MemberRecord | undefined>;
@@ -75,8 +82,8 @@ export interface MemberRepository {
   ids(guildId: string, after: string | null, limit: number): Promise<string[]>;
   /** Those of the ids that are members, in user id order. */
   byIds(guildId: string, userIds: readonly string[]): Promise<MemberRecord[]>;
-  /** Adds the member with these roles; the guild's member count goes up. */
-  insert(member: NewMember, roleIds: readonly string[]): Promise<void>;
+  /** Adds the member with these roles (answered as stored); the guild's member count goes up. */
+  insert(member: NewMember, roleIds: readonly string[]): Promise<MemberRecord>;
   /** False when they were not a member; otherwise the member count goes down. */
   delete(guildId: string, userId: string): Promise<boolean>;
   update(guildId: string, userId: string, changes: MemberColumns): Promise<void>;
@@ -97,6 +104,14 @@ export interface VerificationRepository {
   saveForm(guildId: string, changes: { description?: string | null; form_fields?: unknown[] }): Promise<VerificationForm>;
   /** Starts the user's request (STARTED), replacing one left from an earlier membership. */
   startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord>;
+}
+
+/** Guests' accesses (guest invites). */
+export interface GuestRepository {
+  /** False when the session already had access to the guild. */
+  add(guest: GuestRecord): Promise<boolean>;
+  /** Ends and answers the accesses that match every given key. */
+  end(where: { guildId?: string; userId?: string; sessionId?: string }): Promise<GuestRecord[]>;
 }
 
 export interface ChannelRepository {
@@ -195,6 +210,7 @@ export interface GuildsUnit {
   channels: ChannelRepository;
   dms: DmRepository;
   verification: VerificationRepository;
+  guests: GuestRepository;
   access: AccessReader;
 }
 

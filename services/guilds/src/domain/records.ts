@@ -95,6 +95,14 @@ export interface VerificationForm {
   version: Date;
 }
 
+/** One gateway session's guest access to a guild's voice channel (guest invites); not a membership. */
+export interface GuestRecord {
+  guild_id: string;
+  user_id: string;
+  session_id: string;
+  channel_id: string;
+}
+
 /** A user's request to pass a guild's member verification gate. */
 export interface JoinRequestRecord {
   id: string;

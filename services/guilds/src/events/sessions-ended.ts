@@ -4,15 +4,38 @@ import type { MembershipService } from '../domain/membership.service.js';
 
 /** Realtime announces here that a user's last gateway connection closed. */
 export const SESSIONS_ENDED_SUBJECT = eventSubject('realtime', 'SESSIONS_ENDED');
+/** Realtime announces here that a connection holding a guest's access closed. */
+export const GUEST_SESSION_ENDED_SUBJECT = eventSubject('realtime', 'GUEST_SESSION_ENDED');
 
-/** Ends temporary memberships when their members go offline (see MembershipService.endTemporary). */
-export function followSessionsEnded(nc: NatsConnection, membership: MembershipService, logger: Logger): Promise<{ close(): void }> {
+/** Session ids are realtime's (hex); anything else names no session of ours. */
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Ends what lasts only while the user is connected: temporary memberships and guest accesses when
+ * their last connection goes (see MembershipService.endTemporary), and a guest session's access
+ * when its connection goes.
+ */
+export function followSessionsEnded(
+  nc: NatsConnection,
+  membership: MembershipService,
+  logger: Logger,
+  /** The stack's name (its DB_PREFIX): stacks sharing one NATS server must not share consumers, or take each other's events. */
+  stack: string,
+): Promise<{ close(): void }> {
   return followEvents(
     nc,
-    [{ subject: SESSIONS_ENDED_SUBJECT, durable: 'guilds-sessions-ended' }],
+    [
+      { subject: SESSIONS_ENDED_SUBJECT, durable: `${stack}-guilds-sessions-ended` },
+      { subject: GUEST_SESSION_ENDED_SUBJECT, durable: `${stack}-guilds-guest-sessions-ended` },
+    ],
     async (event) => {
-      const userId = (event.data as { user_id?: unknown } | undefined)?.user_id;
-      if (typeof userId === 'string' && isSnowflake(userId)) await membership.endTemporary(userId);
+      const data = event.data as { user_id?: unknown; session_id?: unknown } | undefined;
+      const userId = data?.user_id;
+      if (typeof userId !== 'string' || !isSnowflake(userId)) return;
+      if (event.name === 'GUEST_SESSION_ENDED') {
+        const sessionId = data?.session_id;
+        if (typeof sessionId === 'string' && SESSION_ID.test(sessionId)) await membership.guests.end({ userId, sessionId });
+      } else await membership.endTemporary(userId);
     },
     logger,
   );

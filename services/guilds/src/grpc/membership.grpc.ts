@@ -31,9 +31,10 @@ export function membershipGrpc({
       return member ? { found: true, member } : { found: false };
     },
 
-    async addMember({ guildId, userId, roleIds, temporary, guest, bypassVerification }) {
+    async addMember({ guildId, userId, roleIds, temporary, guest, bypassVerification, sessionId, channelId }) {
       ids(guildId, userId, ...roleIds);
-      const result = await membership.join(guildId, userId, { roleIds, temporary, guest, bypassVerification });
+      if (guest && channelId) ids(channelId);
+      const result = await membership.join(guildId, userId, { roleIds, temporary, guest, bypassVerification, sessionId, channelId });
       if (result.error !== 0) return { errorCode: result.error };
       return { errorCode: 0, alreadyMember: result.alreadyMember, member: toMember(result.member), guild: result.guild };
     },

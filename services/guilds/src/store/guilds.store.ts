@@ -8,6 +8,11 @@ import type { GuildsDatabase } from './schema.js';
 export type Db = Kysely<GuildsDatabase>;
 export type Tx = Transaction<GuildsDatabase>;
 
+/** A guild's member count: the sum of its counter slots (see members.store.ts). */
+const memberCount = sql<number>`(SELECT coalesce(sum(c.n), 0)::int FROM guild_member_counts c WHERE c.guild_id = guilds.id)`.as(
+  'member_count',
+);
+
 /** The SQL of guilds. */
 export class PgGuilds implements GuildRepository {
   constructor(private readonly db: Db) {}
@@ -18,11 +23,19 @@ export class PgGuilds implements GuildRepository {
    * foreign-key check takes KEY SHARE) go on meanwhile.
    */
   lock(guildId: string): Promise<GuildRecord | undefined> {
-    return this.db.selectFrom('guilds').selectAll().where('id', '=', guildId).forNoKeyUpdate().executeTakeFirst();
+    return this.db.selectFrom('guilds').selectAll().select(memberCount).where('id', '=', guildId).forNoKeyUpdate().executeTakeFirst();
+  }
+
+  /**
+   * FOR KEY SHARE: the guild cannot be deleted until the transaction ends, while edits, role
+   * changes and other joins go on (joins to one guild no longer take turns).
+   */
+  share(guildId: string): Promise<GuildRecord | undefined> {
+    return this.db.selectFrom('guilds').selectAll().select(memberCount).where('id', '=', guildId).forKeyShare().executeTakeFirst();
   }
 
   get(guildId: string): Promise<GuildRecord | undefined> {
-    return this.db.selectFrom('guilds').selectAll().where('id', '=', guildId).executeTakeFirst();
+    return this.db.selectFrom('guilds').selectAll().select(memberCount).where('id', '=', guildId).executeTakeFirst();
   }
 
   async insert(guild: NewGuild): Promise<void> {
@@ -30,7 +43,13 @@ export class PgGuilds implements GuildRepository {
   }
 
   update(guildId: string, changes: GuildColumns): Promise<GuildRecord> {
-    return this.db.updateTable('guilds').set(changes).where('id', '=', guildId).returningAll().executeTakeFirstOrThrow();
+    return this.db
+      .updateTable('guilds')
+      .set(changes)
+      .where('id', '=', guildId)
+      .returningAll()
+      .returning(memberCount)
+      .executeTakeFirstOrThrow();
   }
 
   setFeatures(guildId: string, features: readonly string[]): Promise<GuildRecord> {
@@ -39,6 +58,7 @@ export class PgGuilds implements GuildRepository {
       .set({ features: [...features] })
       .where('id', '=', guildId)
       .returningAll()
+      .returning(memberCount)
       .executeTakeFirstOrThrow();
   }
 
@@ -50,6 +70,7 @@ export class PgGuilds implements GuildRepository {
     let query = this.db
       .selectFrom('guilds')
       .selectAll('guilds')
+      .select(memberCount)
       .innerJoin('members', 'members.guild_id', 'guilds.id')
       .where('members.user_id', '=', userId);
     if (page.after) query = query.where('guilds.id', '>', page.after);
@@ -92,7 +113,7 @@ export class PgGuilds implements GuildRepository {
       .selectFrom('members as x')
       .innerJoin('members as y', 'y.guild_id', 'x.guild_id')
       .innerJoin('guilds', 'guilds.id', 'x.guild_id')
-      .select(['x.guild_id', 'guilds.member_count', 'y.nick'])
+      .select(['x.guild_id', memberCount, 'y.nick'])
       .where('x.user_id', '=', a)
       .where('y.user_id', '=', b)
       .orderBy('x.guild_id')

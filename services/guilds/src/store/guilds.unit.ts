@@ -6,6 +6,7 @@ import { PgDms } from './dm.store.js';
 import { PgGuilds, type Db, type Tx } from './guilds.store.js';
 import { PgMembers } from './members.store.js';
 import { PgRoles } from './roles.store.js';
+import { PgGuests } from './guests.store.js';
 import { PgVerification } from './verification.store.js';
 
 /** Every repository over one database handle: the pool's, or a transaction's. */
@@ -17,6 +18,7 @@ function unitOf(db: Db, access: PgAccess): GuildsUnit {
     channels: new PgChannels(db),
     dms: new PgDms(db),
     verification: new PgVerification(db),
+    guests: new PgGuests(db),
     access: access.reader(db),
   };
 }

@@ -5,6 +5,10 @@ import type { Db } from './guilds.store.js';
 
 /** Arbitrary constant naming "a user's guild memberships" among this database's advisory locks. */
 const MEMBERSHIP_LOCK_SPACE = 7_340_501;
+/** Counter rows per guild: joins that land on different slots never wait for each other. */
+const COUNT_SLOTS = 16;
+const anySlot = () => Math.floor(Math.random() * COUNT_SLOTS);
+const byId = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0);
 
 /** Member rows with their role ids (without `@everyone`), one query. */
 function membersQuery(db: Db, guildId: string) {
@@ -44,6 +48,19 @@ export class PgMembers implements MemberRepository {
     return rows.rows.map((r) => r.guild_id);
   }
 
+  /** One round trip: the member row (nulls when none) beside the ban and the user's guild count. */
+  async standing(guildId: string, userId: string) {
+    const { rows } = await sql<MemberRecord & { banned: boolean; guild_count: number }>`
+      SELECT m.*,
+             coalesce((SELECT array_agg(r.role_id ORDER BY r.role_id) FROM member_roles r
+               WHERE r.guild_id = m.guild_id AND r.user_id = m.user_id), '{}') AS role_ids,
+             EXISTS (SELECT 1 FROM bans WHERE guild_id = ${guildId} AND user_id = ${userId}) AS banned,
+             (SELECT count(*)::int FROM members WHERE user_id = ${userId}) AS guild_count
+      FROM (SELECT 1) AS one LEFT JOIN members m ON m.guild_id = ${guildId} AND m.user_id = ${userId}`.execute(this.db);
+    const { banned, guild_count: guildCount, ...member } = rows[0]!;
+    return { member: member.user_id ? (member as MemberRecord) : undefined, banned, guildCount };
+  }
+
   get(guildId: string, userId: string): Promise<MemberRecord | undefined> {
     return membersQuery(this.db, guildId).where('m.user_id', '=', userId).executeTakeFirst();
   }
@@ -75,25 +92,36 @@ export class PgMembers implements MemberRepository {
     return rows.map((r) => r.user_id);
   }
 
-  async insert(member: NewMember, roleIds: readonly string[]): Promise<void> {
-    await this.db.insertInto('members').values(member).execute();
-    await this.addRoles(member.guild_id, member.user_id, roleIds);
-    await this.db
-      .updateTable('guilds')
-      .set((eb) => ({ member_count: eb('member_count', '+', 1) }))
-      .where('id', '=', member.guild_id)
-      .execute();
+  /** One statement (one round trip): the member, their roles, and one count slot's +1. */
+  async insert(member: NewMember, roleIds: readonly string[]): Promise<MemberRecord> {
+    const { rows } = await sql<Omit<MemberRecord, 'role_ids'>>`
+      WITH m AS (
+        INSERT INTO members (guild_id, user_id, temporary, flags, pending)
+        VALUES (${member.guild_id}, ${member.user_id}, ${member.temporary ?? false}, ${member.flags ?? 0}, ${member.pending ?? false})
+        RETURNING *
+      ), r AS (
+        INSERT INTO member_roles (guild_id, user_id, role_id)
+        SELECT ${member.guild_id}, ${member.user_id}, unnest(${[...roleIds]}::bigint[])
+        ON CONFLICT DO NOTHING
+      ), c AS (
+        INSERT INTO guild_member_counts (guild_id, slot, n) VALUES (${member.guild_id}, ${anySlot()}, 1)
+        ON CONFLICT (guild_id, slot) DO UPDATE SET n = guild_member_counts.n + 1
+      )
+      SELECT * FROM m`.execute(this.db);
+    return { ...rows[0]!, role_ids: [...new Set(roleIds)].sort(byId) };
   }
 
+  /** One statement: the member (their roles go with them) and one count slot's -1. */
   async delete(guildId: string, userId: string): Promise<boolean> {
-    const deleted = await this.db.deleteFrom('members').where('guild_id', '=', guildId).where('user_id', '=', userId).executeTakeFirst();
-    if (deleted.numDeletedRows === 0n) return false;
-    await this.db
-      .updateTable('guilds')
-      .set((eb) => ({ member_count: eb('member_count', '-', 1) }))
-      .where('id', '=', guildId)
-      .execute();
-    return true;
+    const { rows } = await sql<{ n: number }>`
+      WITH d AS (
+        DELETE FROM members WHERE guild_id = ${guildId} AND user_id = ${userId} RETURNING guild_id
+      ), c AS (
+        INSERT INTO guild_member_counts (guild_id, slot, n) SELECT guild_id, ${anySlot()}, -1 FROM d
+        ON CONFLICT (guild_id, slot) DO UPDATE SET n = guild_member_counts.n - 1
+      )
+      SELECT count(*)::int AS n FROM d`.execute(this.db);
+    return rows[0]!.n > 0;
   }
 
   async update(guildId: string, userId: string, changes: MemberColumns): Promise<void> {

@@ -33,6 +33,15 @@ export class PgRoles implements RoleRepository {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
+  async share(roleIds: readonly string[]): Promise<void> {
+    await this.db
+      .selectFrom('roles')
+      .select('id')
+      .where('id', 'in', [...roleIds])
+      .forKeyShare()
+      .execute();
+  }
+
   async delete(roleId: string): Promise<void> {
     await this.db.deleteFrom('roles').where('id', '=', roleId).execute();
   }

@@ -33,7 +33,6 @@ export interface GuildsTable {
   premium_progress_bar_enabled: Generated<boolean>;
   premium_subscription_count: Generated<number>;
   premium_tier: Generated<number>;
-  member_count: Generated<number>;
   created_at: Generated<Date>;
 }
 
@@ -156,6 +155,20 @@ export interface GuildJoinRequestsTable {
   created_at: Generated<Date>;
 }
 
+export interface GuildGuestsTable {
+  guild_id: Id;
+  user_id: Id;
+  session_id: string;
+  channel_id: Id;
+  created_at: Generated<Date>;
+}
+
+export interface GuildMemberCountsTable {
+  guild_id: Id;
+  slot: number;
+  n: number;
+}
+
 export interface GuildsDatabase {
   guilds: GuildsTable;
   roles: RolesTable;
@@ -169,4 +182,6 @@ export interface GuildsDatabase {
   bans: BansTable;
   member_verification_forms: MemberVerificationFormsTable;
   guild_join_requests: GuildJoinRequestsTable;
+  guild_guests: GuildGuestsTable;
+  guild_member_counts: GuildMemberCountsTable;
 }

@@ -21,6 +21,7 @@ import type {
   MemberRepository,
   PermissionCheck,
   VerificationRepository,
+  GuestRepository,
   PermissionChecker,
   RoleRepository,
   UserDirectory,
@@ -31,6 +32,7 @@ import {
   overwriteSourceOf,
   type BanRecord,
   type ChannelRecord,
+  type GuestRecord,
   type GuildRecord,
   type JoinRequestRecord,
   type MemberRecord,
@@ -63,6 +65,7 @@ interface State {
   closures: Set<string>;
   forms: Map<string, VerificationForm>;
   joinRequests: Map<string, JoinRequestRecord>;
+  guests: Map<string, GuestRecord>;
 }
 
 const emptyState = (): State => ({
@@ -78,6 +81,7 @@ const emptyState = (): State => ({
   closures: new Set(),
   forms: new Map(),
   joinRequests: new Map(),
+  guests: new Map(),
 });
 
 const key = (...parts: string[]) => parts.join(':');
@@ -93,6 +97,7 @@ function fail(message: string): never {
 function guildRepository(s: () => State): GuildRepository {
   return {
     lock: async (id) => copy(s().guilds.get(id)),
+    share: async (id) => copy(s().guilds.get(id)),
     get: async (id) => copy(s().guilds.get(id)),
     async insert(guild) {
       if (s().guilds.has(guild.id)) fail(`guild ${guild.id} exists`);
@@ -142,6 +147,7 @@ function guildRepository(s: () => State): GuildRepository {
       for (const [k, b] of state.bans) if (b.guild_id === id) state.bans.delete(k);
       state.forms.delete(id);
       for (const [k, r] of state.joinRequests) if (r.guild_id === id) state.joinRequests.delete(k);
+      for (const [k, g] of state.guests) if (g.guild_id === id) state.guests.delete(k);
     },
     async listOf(userId, page) {
       let guilds = [...s().members.values()]
@@ -190,6 +196,7 @@ function roleRepository(s: () => State): RoleRepository {
   const sorted = (roles: RoleRecord[]) => roles.sort((a, b) => a.position - b.position || byId(a.id, b.id));
   return {
     list: async (guildId) => copy(sorted([...s().roles.values()].filter((r) => r.guild_id === guildId))),
+    share: async () => undefined,
     get: async (guildId, roleId) => {
       const role = s().roles.get(roleId);
       return role?.guild_id === guildId ? copy(role) : undefined;
@@ -248,6 +255,13 @@ function memberRepository(s: () => State): MemberRepository {
   const repo: MemberRepository = {
     lockUser: async () => undefined,
     countGuildsOf: async (userId) => [...s().members.values()].filter((m) => m.user_id === userId).length,
+    async standing(guildId, userId) {
+      return {
+        member: await repo.get(guildId, userId),
+        banned: s().bans.has(key(guildId, userId)),
+        guildCount: await repo.countGuildsOf(userId),
+      };
+    },
     temporaryGuildsOf: async (userId) =>
       [...s().members.values()]
         .filter((m) => m.user_id === userId && m.temporary && s().guilds.get(m.guild_id)?.owner_id !== userId)
@@ -288,6 +302,7 @@ function memberRepository(s: () => State): MemberRepository {
       });
       await repo.addRoles(member.guild_id, member.user_id, roleIds);
       guild.member_count++;
+      return memberRecord(s(), s().members.get(key(member.guild_id, member.user_id))!);
     },
     async delete(guildId, userId) {
       if (!s().members.delete(key(guildId, userId))) return false;
@@ -349,6 +364,29 @@ function verificationRepository(s: () => State): VerificationRepository {
       const record: JoinRequestRecord = { ...request, status: 'STARTED', created_at: new Date() };
       s().joinRequests.set(key(request.guild_id, request.user_id), record);
       return copy(record);
+    },
+  };
+}
+
+function guestRepository(s: () => State): GuestRepository {
+  return {
+    async add(guest) {
+      if (!s().guilds.has(guest.guild_id)) fail(`guest of no guild ${guest.guild_id}`);
+      const k = key(guest.guild_id, guest.user_id, guest.session_id);
+      if (s().guests.has(k)) return false;
+      s().guests.set(k, copy(guest));
+      return true;
+    },
+    async end(where) {
+      const ended: GuestRecord[] = [];
+      for (const [k, g] of s().guests) {
+        if (where.guildId && g.guild_id !== where.guildId) continue;
+        if (where.userId && g.user_id !== where.userId) continue;
+        if (where.sessionId && g.session_id !== where.sessionId) continue;
+        s().guests.delete(k);
+        ended.push(g);
+      }
+      return ended;
     },
   };
 }
@@ -581,6 +619,7 @@ export class MemoryGuildsStore implements GuildsStore {
   readonly channels = channelRepository(() => this.state);
   readonly dms = dmRepository(() => this.state);
   readonly verification = verificationRepository(() => this.state);
+  readonly guests = guestRepository(() => this.state);
   readonly access = accessReader(
     () => this.state,
     () => this.now(),
@@ -621,6 +660,7 @@ function unitOver(s: () => State, now: () => number): GuildsUnit {
     channels: channelRepository(s),
     dms: dmRepository(s),
     verification: verificationRepository(s),
+    guests: guestRepository(s),
     access: accessReader(s, now),
   };
 }

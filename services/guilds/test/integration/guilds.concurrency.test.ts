@@ -29,9 +29,12 @@ async function fillMemberships(user: GuildsUser, count: number): Promise<void> {
     id: testIds.next(),
     name: `filler ${i}`,
     owner_id: user.userId,
-    member_count: 1,
   }));
   await stack.db.insertInto('guilds').values(guilds).execute();
+  await stack.db
+    .insertInto('guild_member_counts')
+    .values(guilds.map((g) => ({ guild_id: g.id, slot: 0, n: 1 })))
+    .execute();
   await stack.db
     .insertInto('members')
     .values(guilds.map((g) => ({ guild_id: g.id, user_id: user.userId })))

@@ -23,7 +23,7 @@ export interface GuildDirectory {
   addMember(
     guildId: string,
     userId: string,
-    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean },
+    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean; sessionId: string },
   ): Promise<AddMemberAnswer>;
   addRecipient(channelId: string, userId: string): Promise<AddRecipientAnswer>;
 }
@@ -68,11 +68,27 @@ export interface InviteStore {
   deleteWhere(where: { guildId?: string; channelId?: string }, events: EventsOf): Promise<InviteRecord[]>;
   revokeFriendInvites(inviterId: string, events: EventsOf): Promise<InviteRecord[]>;
   /**
-   * Counts one use of a live invite, atomically: undefined when it is gone or every use is taken
-   * (in flight ones too). Each reservation ends in `confirmUse` or `releaseUse`.
+   * Reserves one use of a live limited invite for `userId`, atomically: undefined when it is gone
+   * or every use is taken (in flight ones too). The reservation (its id) ends in `confirmUse` or
+   * `releaseUse`, or, once `ttlMs` has passed, is settled by the reconciler.
    */
-  reserveUse(code: string): Promise<InviteRecord | undefined>;
-  releaseUse(code: string): Promise<void>;
-  /** The reserved use happened: an invite with every use taken is deleted, with its events. */
-  confirmUse(code: string, events: EventsOf): Promise<void>;
+  reserveUse(code: string, userId: string, ttlMs: number): Promise<{ invite: InviteRecord; reservation: string } | undefined>;
+  /** Gives the reserved use back (no-op when the reconciler settled it already). */
+  releaseUse(reservation: string): Promise<void>;
+  /**
+   * A use happened: counted once (a reservation the reconciler settled already is not counted
+   * again); without a reservation (unlimited invites) it just counts. An invite with every use
+   * taken is deleted, with its events.
+   */
+  confirmUse(code: string, reservation: string | null, events: EventsOf): Promise<void>;
+  /** Claims up to `limit` expired reservations for `leaseMs` (replicas claim different ones). */
+  claimExpiredReservations(limit: number, leaseMs: number): Promise<UseReservation[]>;
+}
+
+/** A reserved use of an invite, as the reconciler sees it. */
+export interface UseReservation {
+  id: string;
+  code: string;
+  userId: string;
+  invite: InviteRecord;
 }

@@ -42,7 +42,7 @@ export class GrpcGuildDirectory implements GuildDirectory {
   async addMember(
     guildId: string,
     userId: string,
-    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean },
+    options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean; sessionId: string },
   ): Promise<AddMemberAnswer> {
     const answer = await this.guilds.addMember({ guildId, userId, ...options });
     if (answer.errorCode !== 0) return { error: answer.errorCode };

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Outbox } from '@kith/platform';
 import { newInviteCode } from '../domain/invite.codes.js';
 import type { InviteRecord, NewInvite } from '../domain/invite.types.js';
-import type { CreateOutcome, EventsOf, InviteStore } from '../domain/ports.js';
+import type { CreateOutcome, EventsOf, InviteStore, UseReservation } from '../domain/ports.js';
 import type { InvitesDatabase, InvitesTable } from './schema.js';
 
 type Eb = ExpressionBuilder<InvitesDatabase, 'invites'>;
@@ -202,34 +203,42 @@ export class PgInviteStore implements InviteStore {
     return this.end((eb) => eb.and([eb('inviter_id', '=', inviterId), eb('type', '=', 2)]), events);
   }
 
-  async reserveUse(code: string): Promise<InviteRecord | undefined> {
-    // One statement: the row lock orders racing accepts, and each sees the others' reservations.
-    const row = await this.db
-      .updateTable('invites')
-      .set({ pending: sql<number>`pending + 1` })
-      .where('code', '=', code)
-      .where(live)
-      .where((eb) => eb.or([eb('max_uses', '=', 0), sql<SqlBool>`uses + pending < max_uses`]))
-      .returning(SELECTED)
-      .executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+  async reserveUse(code: string, userId: string, ttlMs: number): Promise<{ invite: InviteRecord; reservation: string } | undefined> {
+    // One statement: the row lock orders racing accepts (each re-checks the row as the last one
+    // left it), and the reservation row is written with the count it adds to.
+    const reservation = randomUUID();
+    const { rows } = await sql<Row>`
+      WITH r AS (
+        UPDATE invites SET pending = pending + 1
+        WHERE code = ${code} AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+          AND max_uses > 0 AND uses + pending < max_uses
+        RETURNING ${sql.join(SELECTED.map((c) => sql.ref(c)))}
+      ), i AS (
+        INSERT INTO invite_use_reservations (id, code, user_id, expires_at)
+        SELECT ${reservation}, code, ${userId}, now() + make_interval(secs => ${ttlMs / 1000}) FROM r
+      )
+      SELECT * FROM r`.execute(this.db);
+    return rows[0] ? { invite: toRecord(rows[0] as Pick<Row, (typeof SELECTED)[number]>), reservation } : undefined;
   }
 
-  async releaseUse(code: string): Promise<void> {
-    await this.db
-      .updateTable('invites')
-      .set({ pending: sql<number>`greatest(pending - 1, 0)` })
-      .where('code', '=', code)
-      .execute();
+  async releaseUse(reservation: string): Promise<void> {
+    await sql`
+      WITH d AS (DELETE FROM invite_use_reservations WHERE id = ${reservation} RETURNING code)
+      UPDATE invites SET pending = greatest(pending - 1, 0) WHERE code IN (SELECT code FROM d)`.execute(this.db);
   }
 
-  async confirmUse(code: string, events: EventsOf): Promise<void> {
+  async confirmUse(code: string, reservation: string | null, events: EventsOf): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      if (reservation) {
+        const settled = await trx.deleteFrom('invite_use_reservations').where('id', '=', reservation).executeTakeFirst();
+        // The reconciler got to it first (an accept slower than the reservation's life): it decided.
+        if (settled.numDeletedRows === 0n) return;
+      }
       const row = await trx
         .updateTable('invites')
         .set({
           uses: sql<number>`uses + 1`,
-          pending: sql<number>`greatest(pending - 1, 0)`,
+          pending: reservation ? sql<number>`greatest(pending - 1, 0)` : sql<number>`pending`,
           // The last use ends the invite (unless an admin deleted it meanwhile).
           deleted_at: sql<Date | null>`CASE WHEN deleted_at IS NULL AND max_uses > 0 AND uses + 1 >= max_uses THEN now() ELSE deleted_at END`,
         })
@@ -238,5 +247,28 @@ export class PgInviteStore implements InviteStore {
         .executeTakeFirst();
       if (row?.ended) await this.outbox.enqueue(trx, events(toRecord(row)));
     });
+  }
+
+  async claimExpiredReservations(limit: number, leaseMs: number): Promise<UseReservation[]> {
+    // The claim is a new expiry: a reconciler that dies holding it leaves it to the next one.
+    const { rows } = await sql<{ id: string; code: string; user_id: string }>`
+      UPDATE invite_use_reservations SET expires_at = now() + make_interval(secs => ${leaseMs / 1000})
+      WHERE id IN (
+        SELECT id FROM invite_use_reservations WHERE expires_at < now()
+        ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id, code, user_id`.execute(this.db);
+    if (rows.length === 0) return [];
+    const invites = await this.db
+      .selectFrom('invites')
+      .select(SELECTED)
+      .where(
+        'code',
+        'in',
+        rows.map((r) => r.code),
+      )
+      .execute();
+    const byCode = new Map(invites.map((i) => [i.code, toRecord(i)]));
+    return rows.map((r) => ({ id: r.id, code: r.code, userId: r.user_id, invite: byCode.get(r.code)! }));
   }
 }

@@ -49,9 +49,17 @@ export interface TargetUsersTable {
   user_id: Id;
 }
 
+export interface UseReservationsTable {
+  id: string;
+  code: string;
+  user_id: Id;
+  expires_at: Timestamp;
+}
+
 export interface InvitesDatabase {
   invites: InvitesTable;
   applications: ApplicationsTable;
   invite_target_jobs: TargetJobsTable;
   invite_target_users: TargetUsersTable;
+  invite_use_reservations: UseReservationsTable;
 }

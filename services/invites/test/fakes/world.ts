@@ -105,20 +105,31 @@ export class MemoryInviteStore implements InviteStore {
   async revokeFriendInvites(inviterId: string, events: EventsOf) {
     return this.end((r) => r.inviter_id === inviterId && r.type === 2, events);
   }
-  async reserveUse(code: string) {
+  /** Reservations in flight: id → code and user. */
+  readonly reservations = new Map<string, { code: string; userId: string }>();
+  private reservationIds = 0;
+  async reserveUse(code: string, userId: string) {
     const r = this.rows.get(code);
-    if (!r || !this.isLive(r) || (r.max_uses > 0 && r.uses + r.pending >= r.max_uses)) return undefined;
+    if (!r || !this.isLive(r) || r.max_uses === 0 || r.uses + r.pending >= r.max_uses) return undefined;
     r.pending++;
-    return this.plain(r);
+    const reservation = `r${++this.reservationIds}`;
+    this.reservations.set(reservation, { code, userId });
+    return { invite: this.plain(r), reservation };
   }
-  async releaseUse(code: string) {
-    const r = this.rows.get(code)!;
+  async releaseUse(reservation: string) {
+    const held = this.reservations.get(reservation);
+    if (!held || !this.reservations.delete(reservation)) return;
+    const r = this.rows.get(held.code)!;
     r.pending = Math.max(0, r.pending - 1);
   }
-  async confirmUse(code: string, events: EventsOf) {
+  async claimExpiredReservations() {
+    return [];
+  }
+  async confirmUse(code: string, reservation: string | null, events: EventsOf) {
+    if (reservation && !this.reservations.delete(reservation)) return;
     const r = this.rows.get(code)!;
     r.uses++;
-    r.pending = Math.max(0, r.pending - 1);
+    if (reservation) r.pending = Math.max(0, r.pending - 1);
     if (!r.deleted && r.max_uses > 0 && r.uses >= r.max_uses) {
       r.deleted = true;
       this.events.push(...events(this.plain(r)));

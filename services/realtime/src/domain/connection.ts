@@ -46,6 +46,8 @@ export class GatewayConnection {
    * audience reach the connection when its guild is here.
    */
   guilds = new Set<string>();
+  /** Guilds this connection's session is a guest of (guest invites): the access ends when the connection does. */
+  guestGuilds = new Set<string>();
   /** A bot's session, and the intents it identified with (what op 8 gives it). */
   bot = false;
   intents = 0;

@@ -391,4 +391,56 @@ describe('Delivery', () => {
       expect(transport.sent).toEqual([]);
     });
   });
+
+  describe('session audiences (guest access)', () => {
+    const toSession = (name: string, session: { id: string; userId: string }, data: unknown): EventEnvelope => ({
+      id: name,
+      service: 'test',
+      name,
+      occurred_at: '2026-01-01T00:00:00.000Z',
+      audience: { sessions: [{ id: session.id, user_id: session.userId }] },
+      data,
+    });
+
+    it('when GUILD_CREATE names one session, then only that connection gets it, and the guild’s events never reach it', async () => {
+      const { store, delivery, connect } = setup();
+      const guest = await connect('u1');
+      const sameUser = await connect('u1');
+      const member = await connect('u2', 0, false, ['g1']);
+      await delivery.deliver([{ event: toSession('GUILD_CREATE', guest.session, { id: 'g1' }), streamSeq: 5 }]);
+      await delivery.deliver([{ event: guildEvent('MESSAGE_CREATE', ['g1']), streamSeq: 6 }]);
+      await delivery.deliver([{ event: guildEvent('CHANNEL_UPDATE', ['g1']), streamSeq: 7 }]);
+      expect(guest.transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE']);
+      expect(guest.conn.guestGuilds).toEqual(new Set(['g1']));
+      expect(guest.conn.guilds).toEqual(new Set());
+      expect(store.sessions.get(guest.session.id)!.guildIds).toEqual([]);
+      expect(sameUser.transport.sent).toEqual([]);
+      expect(member.transport.sent.map((f) => f.t)).toEqual(['MESSAGE_CREATE', 'CHANNEL_UPDATE']);
+    });
+
+    it('when a session id is named with another user, then nobody gets the event', async () => {
+      const { delivery, connect } = setup();
+      const guest = await connect('u1');
+      await delivery.deliver([{ event: toSession('GUILD_CREATE', { id: guest.session.id, userId: 'u9' }, { id: 'g1' }), streamSeq: 5 }]);
+      expect(guest.transport.sent).toEqual([]);
+    });
+
+    it('when the guest’s GUILD_DELETE comes, then the connection holds no guest access any more', async () => {
+      const { delivery, connect } = setup();
+      const guest = await connect('u1');
+      await delivery.deliver([{ event: toSession('GUILD_CREATE', guest.session, { id: 'g1' }), streamSeq: 5 }]);
+      await delivery.deliver([{ event: toSession('GUILD_DELETE', guest.session, { id: 'g1' }), streamSeq: 6 }]);
+      expect(guest.transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE', 'GUILD_DELETE']);
+      expect(guest.conn.guestGuilds.size).toBe(0);
+    });
+
+    it('when a connection catching up is named, then the event waits and is sent once it catches up', async () => {
+      const { delivery, connect } = setup();
+      const guest = await connect('u1', 3, true);
+      await delivery.deliver([{ event: toSession('GUILD_CREATE', guest.session, { id: 'g1' }), streamSeq: 5 }]);
+      expect(guest.transport.sent).toEqual([]);
+      await delivery.drain(guest.conn);
+      expect(guest.transport.sent.map((f) => f.t)).toEqual(['GUILD_CREATE']);
+    });
+  });
 });

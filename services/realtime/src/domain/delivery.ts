@@ -1,7 +1,7 @@
 import type { EventEnvelope, Logger } from '@kith/platform';
 import { Close, dispatchFrame } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
-import { audienceIncludes, membershipChange } from './membership.js';
+import { audienceIncludes, guestChange, membershipChange } from './membership.js';
 import type { EventCopiesPort, FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
 
 /**
@@ -133,7 +133,7 @@ export class Delivery {
   async drain(conn: GatewayConnection): Promise<void> {
     while (conn.pending?.length) {
       const { event, streamSeq } = conn.pending.shift()!;
-      if (conn.session && audienceIncludes(event.audience, conn.session.userId, conn.guilds)) await this.deliverTo(conn, event, streamSeq);
+      if (conn.session && audienceIncludes(event.audience, conn.session, conn.guilds)) await this.deliverTo(conn, event, streamSeq);
     }
     if (conn.open && conn.pending) {
       conn.pending = null;
@@ -164,10 +164,12 @@ export class Delivery {
     await this.commit(batch);
   }
 
-  /** The local connections of the event's audience: named users', guild members', and all those still catching up on a guild event. */
+  /** The local connections of the event's audience: named users', named sessions', guild members', and all those still catching up on a guild event. */
   private targets(event: EventEnvelope): Set<GatewayConnection> {
     const targets = new Set<GatewayConnection>();
     for (const userId of event.audience.users ?? []) for (const conn of this.byUser.get(userId) ?? []) targets.add(conn);
+    for (const { id, user_id: userId } of event.audience.sessions ?? [])
+      for (const conn of this.byUser.get(userId) ?? []) if (conn.session?.id === id) targets.add(conn);
     if (event.audience.guilds?.length) {
       for (const guildId of event.audience.guilds) for (const conn of this.byGuild.get(guildId) ?? []) targets.add(conn);
       for (const conn of this.catchingUp) targets.add(conn);
@@ -199,11 +201,13 @@ export class Delivery {
     }
     const seq = (last?.seq ?? conn.seq) + 1;
     const membership = membershipChange(event);
+    const guest = guestChange(event);
     const frame: FrameRecord = {
       seq,
       streamSeq,
       frame: dispatchFrame(event.name, seq, event.data ?? null),
       ...(membership ? { membership } : {}),
+      ...(guest ? { guest } : {}),
       ...(moved ? { authSession: { id: moved.id, hash: moved.id_hash } } : {}),
     };
     if (planned) planned.frames.push(frame);
@@ -232,11 +236,12 @@ export class Delivery {
   }
 
   private send(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
-    for (const { seq, streamSeq, frame, membership, authSession } of frames) {
+    for (const { seq, streamSeq, frame, membership, guest, authSession } of frames) {
       conn.seq = seq;
       conn.streamSeq = streamSeq;
       conn.send(frame);
       if (membership && conn.session) this.changeGuilds(conn, membership.op, membership.guildId);
+      if (guest) conn.guestGuilds[guest.op === 'add' ? 'add' : 'delete'](guest.guildId);
       // From here on the connection stands for the new auth session (its revocation closes it).
       if (authSession && conn.session) {
         conn.session.authSessionId = authSession.id;

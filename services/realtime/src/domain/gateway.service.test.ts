@@ -135,6 +135,7 @@ describe('GatewayService', () => {
     const connections: ConnectionCountsPort = {
       online: async (u) => void calls.push(`on:${u}`),
       offline: async (u) => void calls.push(`off:${u}`),
+      guestLeft: async (u, s, g) => void calls.push(`guest:${u}:${s}:${g.join(',')}`),
     };
     const { gateway, connect, send } = setup({ connections });
     const first = connect();
@@ -148,6 +149,24 @@ describe('GatewayService', () => {
     gateway.close(second.conn, 1000);
     await new Promise((r) => setImmediate(r));
     expect(calls).toEqual(['on:u1', 'on:u1', 'off:u1', 'off:u1']);
+  });
+
+  it('when a connection holding guest access closes, then the departure is announced with its session and guilds, once', async () => {
+    const calls: string[] = [];
+    const connections: ConnectionCountsPort = {
+      online: async (u) => void calls.push(`on:${u}`),
+      offline: async (u) => void calls.push(`off:${u}`),
+      guestLeft: async (u, s, g) => void calls.push(`guest:${u}:${s}:${g.join(',')}`),
+    };
+    const { gateway, connect, send } = setup({ connections });
+    const guest = connect();
+    await send(guest.conn, 2, { token: 'good', properties: {} });
+    const sessionId = guest.conn.session!.id;
+    guest.conn.guestGuilds.add('g1');
+    gateway.closed(guest.conn, 1000);
+    gateway.close(guest.conn, 4000);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual(['on:u1', `guest:u1:${sessionId}:g1`, 'off:u1']);
   });
 
   it('when the token is logged out after Identify checked it, then the connection closes with 4004 before READY', async () => {

@@ -106,16 +106,18 @@ export class GatewayService {
     this.conns.delete(conn);
     const byClient = conn.open;
     conn.phase = 'closed';
+    const session = conn.session;
     if (byClient && code !== undefined && SESSION_ENDING_CLOSES.has(code)) this.deps.delivery.end(conn);
     else this.deps.delivery.release(conn);
-    this.countOff(conn);
+    this.countOff(conn, session);
   }
 
   /** Ends the connection with a close code, recording where its session got. */
   close(conn: GatewayConnection, code: number): void {
     this.conns.delete(conn);
+    const session = conn.session;
     this.deps.delivery.release(conn, code);
-    this.countOff(conn);
+    this.countOff(conn, session);
   }
 
   /** The connection is ready (identified or resumed): its user is online through it. */
@@ -126,7 +128,15 @@ export class GatewayService {
     connections.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
   }
 
-  private countOff(conn: GatewayConnection): void {
+  private countOff(conn: GatewayConnection, session: SessionRef | null): void {
+    // A guest's access lasts as long as the connection it was given to (guilds ends it on this).
+    if (session && conn.guestGuilds.size > 0) {
+      const guildIds = [...conn.guestGuilds];
+      conn.guestGuilds.clear();
+      this.deps.connections
+        ?.guestLeft(session.userId, session.id, guildIds)
+        .catch((err: unknown) => this.deps.logger.warn({ err }, 'guest departure not announced'));
+    }
     const userId = this.counted.get(conn);
     if (userId === undefined) return;
     this.counted.delete(conn);
@@ -344,7 +354,7 @@ export class GatewayService {
       await events.read(conn.streamSeq + 1, last, async (event, streamSeq) => void missed.push({ event, streamSeq }));
       // In stream order, checking each audience against the guilds the events before it left.
       for (const { event, streamSeq } of await delivery.firstCopies(missed)) {
-        if (audienceIncludes(event.audience, account.userId, conn.guilds)) await delivery.deliverTo(conn, event, streamSeq);
+        if (audienceIncludes(event.audience, session, conn.guilds)) await delivery.deliverTo(conn, event, streamSeq);
       }
     }
     if (!conn.open) return;

@@ -57,6 +57,8 @@ export interface FrameRecord {
   streamSeq: number;
   frame: string;
   membership?: MembershipChange;
+  /** A guest's access begun or ended with this frame (not stored: it ends when the connection does). */
+  guest?: MembershipChange;
   /** The auth session the connection stands for once the frame is sent (not stored: a resume names its own). */
   authSession?: { id: string; hash: string };
 }
@@ -160,6 +162,8 @@ export interface GuildsPort {
 export interface ConnectionCountsPort {
   online(userId: string): Promise<void>;
   offline(userId: string): Promise<void>;
+  /** A connection holding guest access to guilds closed: announced (GUEST_SESSION_ENDED) so the access ends. */
+  guestLeft(userId: string, sessionId: string, guildIds: readonly string[]): Promise<void>;
 }
 
 /** A user's presence as others see it (invisible shows as offline). */

@@ -17,7 +17,7 @@ describe('parseEnvelope', () => {
     const envelope = {
       ...valid,
       internal: { revoked_session_ids: ['a'] },
-      audience: { users: ['u1'], guilds: ['g1'], channels: [] },
+      audience: { users: ['u1'], guilds: ['g1'], channels: [], sessions: [{ id: 's1', user_id: 'u1' }] },
       extra: 1,
     };
     expect(parseEnvelope(encode(envelope))).toEqual(envelope);
@@ -48,6 +48,8 @@ describe('parseEnvelope', () => {
     ['audience users that are not strings', { ...valid, audience: { users: [1] } }],
     ['audience guilds that are null', { ...valid, audience: { guilds: null } }],
     ['audience channels that are a string', { ...valid, audience: { channels: 'c1' } }],
+    ['audience sessions that are strings', { ...valid, audience: { sessions: ['s1'] } }],
+    ['an audience session without its user', { ...valid, audience: { sessions: [{ id: 's1' }] } }],
     ['internal that is not an object', { ...valid, internal: 'x' }],
     ['revoked sessions that are not strings', { ...valid, internal: { revoked_session_ids: [{}] } }],
     ['a moved-to session without its hash', { ...valid, internal: { revoked_session_ids: ['a'], moved_to_session: { id: 'b' } } }],

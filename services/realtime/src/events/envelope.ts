@@ -22,9 +22,15 @@ function isEnvelope(value: unknown): value is EventEnvelope {
   if (typeof name !== 'string' || !EVENT_NAME.test(name)) return false;
   if (typeof service !== 'string' || typeof occurredAt !== 'string') return false;
   if (!isObject(audience) || !isIdList(audience.users) || !isIdList(audience.guilds) || !isIdList(audience.channels)) return false;
+  if (!isSessionList(audience.sessions)) return false;
   if (internal === undefined) return true;
   return isObject(internal) && isIdList(internal.revoked_session_ids) && isMove(internal.moved_to_session);
 }
+
+/** Absent, or an array of (session id, user id) pairs. */
+const isSessionList = (value: unknown): boolean =>
+  value === undefined ||
+  (Array.isArray(value) && value.every((s) => isObject(s) && typeof s.id === 'string' && typeof s.user_id === 'string'));
 
 /** Absent, or the session a revoked one goes on as. */
 const isMove = (value: unknown): boolean =>

@@ -7,6 +7,9 @@ import type { ConnectionCountsPort } from '../domain/ports.js';
 /** Announced when a user's last connection, on any replica, closes. Never sent to clients (no audience). */
 export const SESSIONS_ENDED = 'SESSIONS_ENDED';
 export const SESSIONS_ENDED_SUBJECT = eventSubject('realtime', SESSIONS_ENDED);
+/** Announced when a connection holding a guest's access (a guest invite's session) closes. */
+export const GUEST_SESSION_ENDED = 'GUEST_SESSION_ENDED';
+export const GUEST_SESSION_ENDED_SUBJECT = eventSubject('realtime', GUEST_SESSION_ENDED);
 
 /** One count down; the key goes at zero so a user who never comes back leaves nothing behind. */
 const COUNT_OFF = `local n = redis.call('DECR', KEYS[1])
@@ -34,14 +37,22 @@ export class RedisConnectionCounts implements ConnectionCountsPort {
   async offline(userId: string): Promise<void> {
     const left = (await this.redis.eval(COUNT_OFF, 1, this.key(userId))) as number;
     if (left > 0) return;
-    const envelope: EventEnvelope<{ user_id: string }> = {
+    await this.announce(SESSIONS_ENDED, { user_id: userId });
+  }
+
+  async guestLeft(userId: string, sessionId: string, guildIds: readonly string[]): Promise<void> {
+    await this.announce(GUEST_SESSION_ENDED, { user_id: userId, session_id: sessionId, guild_ids: [...guildIds] });
+  }
+
+  private async announce(name: string, data: Record<string, unknown>): Promise<void> {
+    const envelope: EventEnvelope = {
       id: randomUUID(),
       service: 'realtime',
-      name: SESSIONS_ENDED,
+      name,
       occurred_at: new Date().toISOString(),
       audience: { users: [] },
-      data: { user_id: userId },
+      data,
     };
-    await this.nats.jetstream().publish(SESSIONS_ENDED_SUBJECT, JSON.stringify(envelope), { msgID: envelope.id });
+    await this.nats.jetstream().publish(eventSubject('realtime', name), JSON.stringify(envelope), { msgID: envelope.id });
   }
 }

@@ -19,6 +19,11 @@ export class AuthUserDirectory implements UserDirectory {
     return answer.user;
   }
 
+  /** Contact sync: who among the contacts lets themselves be found (auth keeps phones and emails). */
+  async findByContacts(userId: string, contacts: string[]): Promise<string[]> {
+    return (await this.auth.findUsersByContacts({ userId, contacts })).userIds;
+  }
+
   async friendSourceFlags(userId: string): Promise<FriendSourceFlags> {
     const flags = await this.auth.getFriendSourceFlags({ userId });
     return { all: flags.all, mutual_friends: flags.mutualFriends, mutual_guilds: flags.mutualGuilds };

@@ -52,6 +52,19 @@ export interface ContactSyncTokensTable {
   used_at: Date | null;
 }
 
+export interface ContactSyncsTable {
+  user_id: Id;
+  name: string;
+  friend_sync: boolean;
+  allowed_in_suggestions: number | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface ContactMatchesTable {
+  user_id: Id;
+  matched_user_id: Id;
+}
+
 export interface SocialDatabase {
   relationships: RelationshipsTable;
   relationship_versions: RelationshipVersionsTable;
@@ -59,4 +72,6 @@ export interface SocialDatabase {
   application_authorizations: ApplicationAuthorizationsTable;
   friend_suggestions: FriendSuggestionsTable;
   contact_sync_tokens: ContactSyncTokensTable;
+  contact_syncs: ContactSyncsTable;
+  contact_matches: ContactMatchesTable;
 }

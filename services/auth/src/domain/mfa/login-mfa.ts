@@ -37,6 +37,8 @@ export interface LoginMfaPorts {
   sms?: SmsCodeCheck;
   /** WebAuthn assertions; without it `webauthn` is never offered. */
   webauthn?: Pick<WebAuthn, 'requestOptions' | 'verify'>;
+  /** Account standing, asked again once the second factor passes: an operator may have acted meanwhile. */
+  standing?: { admit(user: UserRow, password: string | undefined): Promise<string[]> };
 }
 
 /** The second half of a login for users with MFA: the ticket, then `POST /auth/mfa/{type}`. */
@@ -47,9 +49,15 @@ export class LoginMfa {
     this.factors = new SecondFactors(ports);
   }
 
-  async challenge(user: UserRow, undelete: boolean): Promise<MfaLoginChallenge> {
+  async challenge(user: UserRow, undelete: boolean, requiredActions: string[] = []): Promise<MfaLoginChallenge> {
     const loginInstanceId = randomUUID();
-    const ticket = await this.ports.tickets.issue({ userId: user.id, purpose: 'login', loginInstanceId, undelete });
+    const ticket = await this.ports.tickets.issue({
+      userId: user.id,
+      purpose: 'login',
+      loginInstanceId,
+      undelete,
+      ...(requiredActions.length ? { requiredActions } : {}),
+    });
     return { user_id: user.id, mfa: true, ticket, login_instance_id: loginInstanceId, ...(await this.factors.offered(user, ticket)) };
   }
 
@@ -60,8 +68,15 @@ export class LoginMfa {
     const user = await mfa.user(record.userId);
     if (!(await this.factors.proves(user, type, input.ticket, input.code))) tickets.reject();
     await tickets.consume(input.ticket);
+    // The password was judged at login; the account's standing is judged now, as for any token.
+    const now = (await this.ports.standing?.admit(user, undefined)) ?? [];
+    const requiredActions = [...new Set([...(record.requiredActions ?? []), ...now])];
     if (record.undelete && (user.disabled_at || user.deleted_at)) await this.ports.restore(user.id);
     const { token } = await this.ports.sessions.create(user.id, request);
-    return { token, user_settings: loginSettings(user) };
+    return {
+      token,
+      user_settings: loginSettings(user),
+      ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+    };
   }
 }

@@ -8,6 +8,8 @@ export interface PasswordlessPorts {
   webauthn: Pick<WebAuthn, 'finishPasswordless'>;
   users: { user(userId: string): Promise<UserRow> };
   sessions: { create(userId: string, request: SessionRequest): Promise<{ token: string }> };
+  /** Suspended and locked accounts get no session; required actions travel with the token. */
+  standing?: { admit(user: UserRow, password: string | undefined): Promise<string[]> };
 }
 
 /** Finish Passwordless Login: a discoverable credential's assertion opens a session for its owner. */
@@ -19,7 +21,13 @@ export class PasswordlessLogin {
     const user = await this.ports.users.user(userId);
     if (user.deleted_at) throw ApiError.of('ACCOUNT_SCHEDULED_FOR_DELETION');
     if (user.disabled_at) throw ApiError.of('ACCOUNT_DISABLED');
+    const requiredActions = (await this.ports.standing?.admit(user, undefined)) ?? [];
     const { token } = await this.ports.sessions.create(user.id, request);
-    return { user_id: user.id, token, user_settings: loginSettings(user) };
+    return {
+      user_id: user.id,
+      token,
+      user_settings: loginSettings(user),
+      ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+    };
   }
 }

@@ -11,6 +11,8 @@ export interface TicketRecord {
   loginInstanceId?: string;
   /** Login tickets: the login asked to restore a disabled or deleted account once MFA passes. */
   undelete?: boolean;
+  /** Login tickets: what the password login found the account must do (`required_actions`). */
+  requiredActions?: string[];
   /** Elevation tickets: the session that asked, the only one that may use the ticket. */
   sessionId?: string;
 }

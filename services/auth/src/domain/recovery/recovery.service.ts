@@ -69,6 +69,8 @@ export interface RecoveryPorts {
   mailer: MailSender;
   links: RecoveryLinks;
   locations: Pick<LoginLocations, 'record'>;
+  /** A one-time login is a login: suspended and locked accounts get no session from it. */
+  standing?: { admit(user: UserRow, password: string | undefined): Promise<string[]> };
   /** Lifts strangers' login lockouts once the owner reset the password. */
   lockouts?: Pick<LoginLimits, 'forgive'>;
   log: Logger;
@@ -173,9 +175,10 @@ export class RecoveryService {
     const grant = await this.ports.grants.take<UserGrant>('one-time-login', ticket);
     const user = holderOf(grant, grant && (await this.ports.users.findById(grant.userId)));
     if (!user || user.mfa_enabled || user.deleted_at || user.disabled_at) throw invalidToken('ticket');
+    const requiredActions = (await this.ports.standing?.admit(user, undefined)) ?? [];
     const { token } = await this.ports.sessions.create(user.id, request);
     await this.ports.locations.record(user.id, request.clientIp);
-    return { token };
+    return { token, ...(requiredActions.length ? { required_actions: requiredActions } : {}) };
   }
 
   /** After an email change: mails the old address a link that reverts the account (two days). */

@@ -56,8 +56,13 @@ export class StandingService {
       throw new ApiError(403, { user_id: user.id, suspended_user_token: token } as never);
     }
     if (user.locked_at) throw ApiError.form({ login: LOCKED, password: LOCKED });
+    return user.password_update_required ? ['update_password'] : this.passwordActions(password);
+  }
+
+  /** What a login's password alone calls for: one that no longer meets the rules must be changed. */
+  passwordActions(password: string | undefined): string[] {
     const weak = password !== undefined && (password.length < PASSWORD_RULES.min || password.length > PASSWORD_RULES.max);
-    return user.password_update_required || weak ? ['update_password'] : [];
+    return weak ? ['update_password'] : [];
   }
 
   /** The user a suspended user token stands for; 401 50014 for anything else. */
