@@ -266,6 +266,46 @@ describe('streaming integrations', () => {
     expect(new Date(after.synced_at).getTime()).toBeGreaterThan(new Date(integration.synced_at).getTime());
   });
 
+  it('when the access token expired, then the sync refreshes it (refresh_token grant) and lands; when the refresh is refused too, the integration is revoked', async () => {
+    const streamer = await newUser(stack);
+    const guildId = await newGuild(stack, streamer);
+    const account = `8${Date.now() % 1_000_000_000}2`;
+    stack.streaming.addAccount('twitch', { id: account, name: 'Refreshed' });
+    await connect(streamer, 'twitch', account);
+    expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations`, { type: 'twitch', id: account })).status).toBe(204);
+    const [integration] = (await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+    const sealedToken = async () =>
+      (await stack.db.selectFrom('connections').select('access_token').where('account_id', '=', account).executeTakeFirstOrThrow())
+        .access_token;
+    const first = await sealedToken();
+
+    // The provider ended the token early: refused, refreshed, asked again.
+    stack.streaming.expireTokens(account);
+    let before = stack.streaming.requests.length;
+    await synced(streamer, guildId, integration.id);
+    expect(stack.streaming.requests.slice(before).map((r) => r.path)).toEqual(['subscriptions', 'refresh', 'subscriptions']);
+    expect((await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0]).toMatchObject({ revoked: false });
+    const second = await sealedToken();
+    expect(second).not.toBe(first);
+
+    // The stored expiry has passed: refreshed before the call.
+    await stack.db
+      .updateTable('connections')
+      .set({ token_expires_at: new Date(Date.now() - 1000) })
+      .where('account_id', '=', account)
+      .execute();
+    before = stack.streaming.requests.length;
+    await synced(streamer, guildId, integration.id);
+    expect(stack.streaming.requests.slice(before).map((r) => r.path)).toEqual(['refresh', 'subscriptions']);
+
+    // Neither token works any more: the connection and the integration are revoked.
+    stack.streaming.expireTokens(account, { refreshTokens: true });
+    await synced(streamer, guildId, integration.id);
+    expect((await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0]).toMatchObject({ revoked: true, syncing: false });
+    const connections = (await api(stack, streamer, 'GET', '/users/@me/connections')).body as Body[];
+    expect(connections.find((c) => c.id === account)).toMatchObject({ revoked: true });
+  });
+
   it('when the request is wrong, then the platform’s errors and nothing is enabled', async () => {
     const [owner, member] = [await newUser(stack), await newUser(stack)];
     const account = accountId();

@@ -36,6 +36,10 @@ const JOIN_ERRORS: Record<number, 'UNKNOWN_GUILD' | 'BANNED_FROM_GUILD' | 'MAX_G
   30001: 'MAX_GUILDS',
 };
 
+/** The provider refused the token (expired or revoked). */
+const refused = (err: unknown): boolean =>
+  err instanceof ProviderError && err.kind === 'bad_response' && (err.status === 401 || err.status === 403);
+
 const isStreaming = (row: IntegrationRecord | undefined): row is IntegrationRecord & { type: StreamingType } =>
   row?.type === 'twitch' || row?.type === 'youtube';
 
@@ -63,7 +67,9 @@ export class StreamingService {
     if (existing) return;
     const connection = await this.connections.get(userId, type, accountId);
     if (!connection?.access_token || connection.revoked) throw ApiError.of('UNKNOWN_INTEGRATION');
-    const account = await this.withToken(type, accountId, () => this.provider(type).account(connection.access_token!, accountId));
+    const account = await this.withToken(type, accountId, connection.access_token, (token) =>
+      this.provider(type).account(token, accountId),
+    );
     if (!account) throw ApiError.of('UNKNOWN_INTEGRATION');
     const id = this.ids.next();
     const role = await this.guilds.createManagedRole(guildId, `${account.name} Subscriber`.slice(0, 100), { integrationId: id });
@@ -149,8 +155,8 @@ export class StreamingService {
     if (!owner?.access_token || owner.revoked) return this.update(guildId, row.id, { revoked: true, syncing: false });
     let current: StreamingAccount[];
     try {
-      current = await this.withToken(row.type, row.account_id, () =>
-        this.provider(row.type).subscribers(owner.access_token!, row.account_id),
+      current = await this.withToken(row.type, row.account_id, owner.access_token, (token) =>
+        this.provider(row.type).subscribers(token, row.account_id),
       );
     } catch (err) {
       if (err instanceof ApiError) return this.update(guildId, row.id, { revoked: true, syncing: false });
@@ -228,15 +234,42 @@ export class StreamingService {
     return provider;
   }
 
-  /** A token the provider refuses marks the connection revoked and answers as an unknown integration. */
-  private async withToken<T>(type: StreamingType, accountId: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * Calls the provider with the account's access token, refreshed first when it has expired, and
+   * once more after a refusal (the provider may end a token early); a token that still fails, or
+   * no refresh token, marks the connection revoked and answers as an unknown integration.
+   */
+  private async withToken<T>(type: StreamingType, accountId: string, token: string, call: (token: string) => Promise<T>): Promise<T> {
+    const state = await this.connections.refreshState(type, accountId);
+    let current = token;
+    if (state?.expiresAt && state.expiresAt.getTime() <= this.now().getTime()) current = (await this.refresh(type, accountId)) ?? token;
     try {
-      return await call();
+      return await call(current);
     } catch (err) {
-      if (err instanceof ProviderError && err.kind === 'bad_response' && (err.status === 401 || err.status === 403)) {
-        await this.connections.markRevoked(type, accountId);
-        throw ApiError.of('UNKNOWN_INTEGRATION');
+      if (!refused(err)) throw err;
+    }
+    const fresh = await this.refresh(type, accountId);
+    if (fresh) {
+      try {
+        return await call(fresh);
+      } catch (err) {
+        if (!refused(err)) throw err;
       }
+    }
+    await this.connections.markRevoked(type, accountId);
+    throw ApiError.of('UNKNOWN_INTEGRATION');
+  }
+
+  /** The new access token after an OAuth2 refresh; undefined when there is no refresh token or the provider refused it. */
+  private async refresh(type: StreamingType, accountId: string): Promise<string | undefined> {
+    const state = await this.connections.refreshState(type, accountId);
+    if (!state?.refreshToken) return undefined;
+    try {
+      const tokens = await this.provider(type).refresh(state.refreshToken);
+      await this.connections.replaceTokens(type, accountId, tokens);
+      return tokens.accessToken;
+    } catch (err) {
+      if (err instanceof ProviderError && err.kind === 'bad_response') return undefined;
       throw err;
     }
   }
