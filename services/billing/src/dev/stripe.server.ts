@@ -175,6 +175,7 @@ export class StripeServer {
     if (resource === 'payment_intents' && method === 'POST' && !id) return this.createIntent(p);
     if (resource === 'payment_intents' && method === 'POST' && id && action === 'confirm') return this.confirmIntent(id, p);
     if (resource === 'payment_intents' && method === 'POST' && id && action === 'cancel') return this.cancelIntent(id);
+    if (resource === 'payment_intents' && method === 'GET' && id === 'search') return this.searchIntents(p);
     if (resource === 'payment_intents' && method === 'GET' && id) return this.found(this.intents.get(id), 'payment_intent', id);
     if (resource === 'refunds' && method === 'POST' && !id) return this.refund(p);
     return stripeError(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
@@ -310,6 +311,20 @@ export class StripeServer {
     intent.amount_received = intent.amount;
     intent.next_action = null;
     intent.latest_charge = newId('ch');
+  }
+
+  /** Stripe's search over payment intents, for the clause this service uses: `metadata['key']:'value'`. */
+  private searchIntents(p: Params): Answer {
+    const query = typeof p.query === 'string' ? p.query : '';
+    const clause = /^metadata\['(\w+)'\]:'([^']*)'$/.exec(query.trim());
+    if (!clause) return stripeError(400, 'invalid_request_error', `Invalid search query: ${query}`, { param: 'query' });
+    const [, key, value] = clause;
+    const limit = Math.max(1, Math.min(100, Number(p.limit ?? 10)));
+    const data = [...this.intents.values()].filter((i) => i.metadata[key!] === value).slice(0, limit);
+    return {
+      status: 200,
+      body: { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, next_page: null, data },
+    };
   }
 
   /** Stripe cancels an intent that has not taken money; one that has is refused (it must be refunded). */

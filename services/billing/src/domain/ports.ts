@@ -85,6 +85,11 @@ export interface PaymentGateway {
   charge(request: ChargeRequest): Promise<ChargeResult>;
   /** Where a charge stands now (after a confirmation the user did at the gateway). */
   retrieve(gatewayPaymentId: string): Promise<ChargeResult>;
+  /**
+   * The charge made for one of our payments (by the payment id in its metadata), if the gateway
+   * ever made one: how a purchase nobody is waiting for learns whether its request got through.
+   */
+  findCharge(paymentId: string): Promise<ChargeResult | null>;
   /** Cancels a charge still waiting for the customer; answers where it stands (it may have succeeded meanwhile). */
   cancel(gatewayPaymentId: string, idempotencyKey: string): Promise<ChargeResult>;
   /** Gives back `amount` (all of it when absent) of a charge; the amount refunded by this refund. */
@@ -277,7 +282,9 @@ export interface SubscriptionStore {
   /** Keeps the exact request the purchase's charge sends the gateway, before it is sent. */
   saveChargeRequest(userId: string, loadId: string, request: ChargeRequest): Promise<void>;
   /** Purchases still pending whose asker's lease has passed (oldest first), with what they were asked. */
-  abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown }[]>;
+  abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown; paymentId: string; charged: boolean }[]>;
+  /** Forgets a pending purchase nobody holds that never reached the gateway: its load_id may be used afresh. */
+  dropPurchase(userId: string, loadId: string): Promise<void>;
   release(userId: string, loadId: string): Promise<void>;
   /** Writes a purchase that charged (or awaits confirmation): subscription, items, invoice, payment, slots and events, at once. */
   completePurchase(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addInterval, priceChange, priceItems } from './pricing.js';
+import { addInterval, applyCredits, applyOffer, priceChange, priceItems, type DiscountOffer } from './pricing.js';
 import type { Plan } from './types.js';
 
 const plan = (id: string, amount: number, extra: Partial<Plan> = {}): Plan => ({
@@ -72,5 +72,54 @@ describe('pricing', () => {
     expect(addInterval(new Date('2026-03-15T00:00:00Z'), 1, 1).toISOString()).toBe('2026-04-15T00:00:00.000Z');
     expect(addInterval(new Date('2024-02-29T00:00:00Z'), 2, 1).toISOString()).toBe('2025-02-28T00:00:00.000Z');
     expect(addInterval(new Date('2026-03-15T00:00:00Z'), 3, 14).toISOString()).toBe('2026-03-29T00:00:00.000Z');
+  });
+
+  it('when credits apply, then each pays one unit of a full-price line of its plan, and prorated lines take none', () => {
+    const { priced, used } = applyCredits(priceItems(plans, [{ plan_id: 'b', quantity: 2 }], 'cad'), [
+      { id: 'c1', plan_id: 'b' },
+      { id: 'c2', plan_id: 'a' },
+    ]);
+    expect(used).toEqual(['c1']);
+    expect(priced).toMatchObject({ subtotal: 499, tax: 65, total: 564 });
+    expect(priced.lines[0]!.discounts).toEqual([{ type: 2, amount: 499 }]);
+    const change = priceChange(
+      plans,
+      [{ plan_id: 'b', quantity: 1 }],
+      [{ plan_id: 'a', quantity: 1 }],
+      'usd',
+      { start: new Date('2026-01-01'), end: new Date('2026-01-31') },
+      new Date('2026-01-16'),
+    );
+    expect(applyCredits(change, [{ id: 'c', plan_id: 'a' }]).used).toEqual([]);
+  });
+
+  it('when an offer applies, then its percentage comes off its plans only; expired, used or elsewhere it is 100086', () => {
+    const offer: DiscountOffer = { id: 'o', discount_id: 'd', amount: 30, plan_ids: ['a'], expires_at: null, applied_at: null };
+    const now = new Date('2026-01-01');
+    const inv = applyOffer(
+      priceItems(
+        plans,
+        [
+          { plan_id: 'a', quantity: 1 },
+          { plan_id: 'b', quantity: 1 },
+        ],
+        'eur',
+      ),
+      offer,
+      now,
+    );
+    expect(inv).toMatchObject({
+      subtotal: 699 + 499,
+      tax: 200,
+      total: 1198,
+      applied_discount_ids: ['d'],
+      applied_user_discounts: { o: null },
+    });
+    expect(inv.lines.map((l) => l.discounts)).toEqual([[{ type: 5, amount: 300 }], []]);
+    const b = priceItems(plans, [{ plan_id: 'b', quantity: 1 }], 'usd');
+    expect(() => applyOffer(b, offer, now)).toThrow(expect.objectContaining({ body: expect.objectContaining({ code: 100086 }) }));
+    const a = priceItems(plans, [{ plan_id: 'a', quantity: 1 }], 'usd');
+    expect(() => applyOffer(a, { ...offer, expires_at: now }, now)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => applyOffer(a, { ...offer, applied_at: now }, now)).toThrow(expect.objectContaining({ status: 400 }));
   });
 });

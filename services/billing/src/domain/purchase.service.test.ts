@@ -53,6 +53,9 @@ class FakeGateway implements PaymentGateway {
   async refund() {
     return { amount: 0 };
   }
+  async findCharge(): Promise<ChargeResult | null> {
+    return null;
+  }
   async cancel(): Promise<ChargeResult> {
     throw new Error('not used');
   }

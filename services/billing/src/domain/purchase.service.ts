@@ -247,16 +247,25 @@ export class PurchaseService {
 
   /**
    * The scheduler's part: purchases whose asker died (or gave up) and that nobody retried are
-   * finished once their lease has passed, as a retry would: made as asked, charged at most once.
+   * finished once their lease has passed when the gateway did charge them: made as asked (the same
+   * request again, answered with that charge), as a retry would.
    * One that can no longer be made (the user holds the tier by now, the plan or its price changed)
    * is finished with what its charge took given back.
    */
   async recover(max: number, onError: (err: unknown) => void): Promise<number> {
     const abandoned = await this.store.abandonedPurchases(max);
-    for (const { userId, loadId, request } of abandoned) {
+    for (const { userId, loadId, request, paymentId, charged } of abandoned) {
       const asked = request as CreateSubscription;
       const hash = requestHash(asked);
       try {
+        // Never charged (its asker died before asking, or the gateway never took it): nothing to
+        // finish and nothing to give back; the name is free again. Made now, it would charge for a
+        // purchase its client may have given up on or made again under another name.
+        const made = charged ? await this.gateway.findCharge(paymentId) : null;
+        if (!made) {
+          await this.store.dropPurchase(userId, loadId);
+          continue;
+        }
         await this.purchase(userId, loadId, hash, asked);
       } catch (err) {
         // Finished by the attempt (declined, waiting for the customer), or not decided (the gateway).

@@ -100,6 +100,14 @@ export class StripeAdapter implements PaymentGateway {
     return resultOf(await this.call(() => this.stripe.paymentIntents.retrieve(gatewayPaymentId)));
   }
 
+  async findCharge(paymentId: string): Promise<ChargeResult | null> {
+    // Stripe's search (query language over metadata); payment ids are snowflakes (digits only).
+    if (!/^\d+$/.test(paymentId)) return null;
+    const found = await this.call(() => this.stripe.paymentIntents.search({ query: `metadata['payment_id']:'${paymentId}'`, limit: 1 }));
+    const intent = found.data[0];
+    return intent ? resultOf(intent) : null;
+  }
+
   async cancel(gatewayPaymentId: string, idempotencyKey: string): Promise<ChargeResult> {
     try {
       return resultOf(await this.call(() => this.stripe.paymentIntents.cancel(gatewayPaymentId, {}, { idempotencyKey })));

@@ -173,16 +173,25 @@ export class PgSubscriptionStore implements SubscriptionStore {
       WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending'`.execute(this.db);
   }
 
-  async abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown }[]> {
-    const { rows } = await sql<{ user_id: string; load_id: string; request: unknown }>`SELECT user_id::text, load_id, request
+  async abandonedPurchases(
+    limit: number,
+  ): Promise<{ userId: string; loadId: string; request: unknown; paymentId: string; charged: boolean }[]> {
+    const { rows } = await sql<{ user_id: string; load_id: string; request: unknown; payment_id: string; charged: boolean }>`
+      SELECT user_id::text, load_id, request, payment_id::text, charge_request IS NOT NULL AS charged
       FROM purchases WHERE state = 'pending' AND lease_until <= now() AND request IS NOT NULL ORDER BY lease_until LIMIT ${limit}`.execute(
       this.db,
     );
-    return rows.map((r) => ({ userId: r.user_id, loadId: r.load_id, request: r.request }));
+    return rows.map((r) => ({ userId: r.user_id, loadId: r.load_id, request: r.request, paymentId: r.payment_id, charged: r.charged }));
   }
 
   async release(userId: string, loadId: string): Promise<void> {
     await sql`UPDATE purchases SET lease_until = now() WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending'`.execute(
+      this.db,
+    );
+  }
+
+  async dropPurchase(userId: string, loadId: string): Promise<void> {
+    await sql`DELETE FROM purchases WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending' AND lease_until <= now()`.execute(
       this.db,
     );
   }

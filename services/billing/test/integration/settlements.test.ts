@@ -311,6 +311,25 @@ describe('a purchase its asker abandoned', () => {
     expect(await charges(user.userId)).toBe(1);
   });
 
+  it('when a purchase never reached a gateway that was down and its client went away, then the scheduler drops it without charging and its load_id buys once later', async () => {
+    const user = await newUser(stack);
+    const card = await addCard(stack, user);
+    const body = purchase(PLANS.boostMonthly, card.id, { load_id: 'never-charged' });
+    // Both attempts of the request find the gateway down: nothing is charged, nothing known.
+    stack.stripe.injectFault('down', 2, user.userId);
+    expect((await api(stack, user, 'POST', '/users/@me/billing/subscriptions', body)).status).toBe(502);
+    const pending = () =>
+      stack.db.selectFrom('purchases').select('state').where('user_id', '=', user.userId).where('load_id', '=', 'never-charged').execute();
+    expect(await pending()).toEqual([{ state: 'pending' }]);
+    await stack.billing.scheduler.tick();
+    expect(await pending()).toEqual([]);
+    expect(await charges(user.userId)).toBe(0);
+    expect((await api(stack, user, 'GET', '/users/@me/billing/subscriptions')).body).toEqual([]);
+    const bought = await api(stack, user, 'POST', '/users/@me/billing/subscriptions', body);
+    expect(bought.status).toBe(200);
+    expect(await charges(user.userId)).toBe(1);
+  });
+
   it('when the abandoned purchase can no longer be made (the user bought the tier again meanwhile), then the scheduler refunds what its charge took', async () => {
     const user = await newUser(stack);
     const card = await addCard(stack, user);

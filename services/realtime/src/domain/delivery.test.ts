@@ -121,6 +121,19 @@ describe('Delivery', () => {
     expect(store.sessions.get('s1')).toMatchObject({ seq: 3, streamSeq: 6 });
   });
 
+  it('when an event names one gateway session (a reply to its op 8), then only that session gets it, numbered in turn', async () => {
+    const { delivery, connect } = setup();
+    const asking = await connect('u1');
+    const other = await connect('u1');
+    await delivery.deliver([{ event: event('GUILD_MEMBERS_CHUNK', ['u1'], { gateway_session_id: asking.session.id }), streamSeq: 5 }]);
+    await delivery.deliver([{ event: event('NEXT', ['u1']), streamSeq: 6 }]);
+    expect(asking.transport.sent.map((f) => [f.t, f.s])).toEqual([
+      ['GUILD_MEMBERS_CHUNK', 2],
+      ['NEXT', 3],
+    ]);
+    expect(other.transport.sent.map((f) => [f.t, f.s])).toEqual([['NEXT', 2]]);
+  });
+
   it('when the same stream event is delivered again (a redelivery), then it is not sent twice', async () => {
     const { delivery, connect } = setup();
     const { transport } = await connect('u1');
