@@ -151,7 +151,8 @@ describe('streaming integrations through the gateway, on the development provide
     );
 
     expect((await api('POST', `/guilds/${guildId}/integrations/${created.id}/sync`, { token: streamer.token })).status).toBe(204);
-    const isUpdate = (d: Dispatch) => d.t === 'INTEGRATION_UPDATE' && (d.d as Body).id === created.id;
+    // The request answers at once (syncing: true); the worker's run ends with syncing: false.
+    const isUpdate = (d: Dispatch) => d.t === 'INTEGRATION_UPDATE' && (d.d as Body).id === created.id && (d.d as Body).syncing === false;
     await streamer.ws.takeThrough(isUpdate);
     expect(streamer.ws.dispatches().find(isUpdate)!.d).toMatchObject({ subscriber_count: 1, revoked: false });
     expect(

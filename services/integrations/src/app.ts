@@ -25,6 +25,7 @@ export function startIntegrations(config: IntegrationsConfig, logger?: Logger): 
     wire: ({ db, redis, outbox, ids, logger: log }) => {
       const gifs = gifsModule(config, redis, log);
       const m = integrationsModule(config, { db, redis, outbox, ids, logger: log });
+      m.syncWorker.start();
       return {
         routes: (app) => {
           gifRoutes(app, gifs);
@@ -33,7 +34,7 @@ export function startIntegrations(config: IntegrationsConfig, logger?: Logger): 
           streamingRoutes(app, m.streaming, m.connections);
           providerErrors(app);
         },
-        closers: m.closers,
+        closers: [...m.closers, () => m.syncWorker.stop()],
       };
     },
   });

@@ -54,6 +54,8 @@ export const integrationsConfigSchema = z.object({
   GIF_TRENDING_TTL_SECONDS: z.coerce.number().int().positive().default(600),
   /** A rendered guild integration list is dropped on every change of the guild's integrations, and at the latest after this (user names in it). */
   INTEGRATION_LIST_TTL_SECONDS: z.coerce.number().int().positive().default(30),
+  /** How often each replica looks for queued integration syncs (requested elsewhere, or due for a retry). */
+  SYNC_POLL_MS: z.coerce.number().int().positive().max(60_000).default(1000),
   /** Distinct users who must pick GIFs from a search term on a day before it trends here. */
   GIF_TRENDING_MIN_SELECTIONS: z.coerce.number().int().positive().default(3),
 });

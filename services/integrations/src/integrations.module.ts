@@ -14,6 +14,8 @@ import { YouTubeAdapter } from './providers/streaming/youtube.adapter.js';
 import { PgConnections, RedisConnectionStates } from './store/connections.store.js';
 import { TokenSealer } from './store/sealing.js';
 import { PgStreamingStore } from './store/streaming.store.js';
+import { PgSyncJobs } from './store/sync-jobs.store.js';
+import { SyncWorker } from './domain/streaming/sync.worker.js';
 import type { IntegrationsConfig } from './config.js';
 import { ApplicationsService } from './domain/applications/applications.service.js';
 import { AuthorizePreview } from './domain/applications/authorize-preview.service.js';
@@ -68,8 +70,12 @@ export function integrationsModule(
     ],
   ]);
   const connections = new PgConnections(parts.db, TokenSealer.fromConfig(config.CONNECTION_TOKEN_KEY, config.SERVICE_TOKEN_KEY));
+  const streaming = new StreamingService(providers, store, new PgStreamingStore(parts.db), connections, guilds, integrations, ids);
+  const syncWorker = new SyncWorker(new PgSyncJobs(parts.db), streaming, parts.logger, config.SYNC_POLL_MS);
+  streaming.onSyncRequested = () => syncWorker.notify();
   return {
-    streaming: new StreamingService(providers, store, new PgStreamingStore(parts.db), connections, guilds, integrations, ids),
+    streaming,
+    syncWorker,
     connections: new ConnectionsService(providers, connections, new RedisConnectionStates(parts.redis), config.CONNECTIONS_REDIRECT_URL),
     integrations,
     channels: new ChannelIntegrationsService(store, guilds, integrations),

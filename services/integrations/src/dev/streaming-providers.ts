@@ -19,7 +19,10 @@ export class StreamingStandIn {
   readonly nextLogin: Partial<Record<Platform, string>> = {};
   private readonly tokens = new Map<string, { platform: Platform; accountId: string }>();
   private readonly codes = new Map<string, { platform: Platform; accountId: string }>();
+  private readonly refreshTokens = new Map<string, { platform: Platform; accountId: string }>();
   readonly requests: { platform: Platform; path: string }[] = [];
+  /** The next this many data API calls (Helix, YouTube Data) fail with 503, as a platform's outage does. */
+  outages = 0;
 
   constructor(private readonly clients: Partial<Record<Platform, { id: string; secret: string }>> = {}) {
     this.addAccount('twitch', { id: '141981764', name: 'KithDev' });
@@ -32,6 +35,13 @@ export class StreamingStandIn {
 
   addAccount(platform: Platform, account: Account): void {
     this.accounts[platform].set(account.id, account);
+  }
+
+  /** Ends every access token of the account, as their expiry would: only a refresh gets a working one. */
+  expireTokens(accountId: string, { refreshTokens = false } = {}): void {
+    for (const [token, holder] of this.tokens) if (holder.accountId === accountId) this.tokens.delete(token);
+    if (refreshTokens)
+      for (const [token, holder] of this.refreshTokens) if (holder.accountId === accountId) this.refreshTokens.delete(token);
   }
 
   /** A code the token endpoint exchanges for the account's token, as its consent page would give. */
@@ -59,6 +69,12 @@ export class StreamingStandIn {
     const path = url.pathname;
     const q = url.searchParams;
     // `/mock` and `/auth` are where @twurple's mock mode (TWURPLE_MOCK_API_PORT) sends Helix and OAuth2.
+    const dataApi = /^\/(helix|mock)\/|^\/youtube\/v3\//.test(path);
+    if (dataApi && this.outages > 0) {
+      this.outages--;
+      this.requests.push({ platform: path.startsWith('/youtube') ? 'youtube' : 'twitch', path: 'outage' });
+      return { status: 503, body: { error: 'Service Unavailable', status: 503, message: 'try again later' } };
+    }
     if (/^\/(helix|mock)\/users$/.test(path)) return this.helix(req, 'users', q);
     if (/^\/(helix|mock)\/subscriptions$/.test(path)) return this.helix(req, 'subscriptions', q);
     if (/^\/(oauth2|auth)\/token$/.test(path) && req.method === 'POST') return this.token('twitch', await form(req));
@@ -82,23 +98,28 @@ export class StreamingStandIn {
   }
 
   private token(platform: Platform, body: URLSearchParams): Answer {
-    this.requests.push({ platform, path: 'token' });
+    this.requests.push({ platform, path: body.get('grant_type') === 'refresh_token' ? 'refresh' : 'token' });
     if (!this.clientOk(platform, body.get('client_id'), body.get('client_secret')))
       return { status: 400, body: platform === 'twitch' ? { status: 400, message: 'invalid client secret' } : { error: 'invalid_client' } };
-    const grant = this.codes.get(body.get('code') ?? '');
-    if (body.get('grant_type') !== 'authorization_code' || !grant || grant.platform !== platform)
+    const refreshing = body.get('grant_type') === 'refresh_token';
+    const grant = refreshing ? this.refreshTokens.get(body.get('refresh_token') ?? '') : this.codes.get(body.get('code') ?? '');
+    if ((!refreshing && body.get('grant_type') !== 'authorization_code') || !grant || grant.platform !== platform)
       return {
         status: 400,
         body: platform === 'twitch' ? { status: 400, message: 'Invalid authorization code' } : { error: 'invalid_grant' },
       };
-    this.codes.delete(body.get('code')!);
+    if (refreshing) this.refreshTokens.delete(body.get('refresh_token')!);
+    else this.codes.delete(body.get('code')!);
     const accessToken = randomBytes(16).toString('hex');
+    const refreshToken = randomBytes(16).toString('hex');
     this.tokens.set(accessToken, grant);
+    // Refresh tokens rotate, as Twitch's do: each is used once.
+    this.refreshTokens.set(refreshToken, grant);
     return {
       status: 200,
       body: {
         access_token: accessToken,
-        refresh_token: randomBytes(16).toString('hex'),
+        refresh_token: refreshToken,
         expires_in: 14_000,
         token_type: 'bearer',
         ...(platform === 'twitch' ? { scope: ['channel:read:subscriptions', 'user:read:email'] } : {}),

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Redis } from '@kith/platform';
-import type { Connection, ConnectionsPort, ConnectionStates } from '../domain/streaming/ports.js';
+import type { Connection, ConnectionsPort, ConnectionStates, ProviderTokens } from '../domain/streaming/ports.js';
 import type { TokenSealer } from './sealing.js';
 import type { IntegrationsDatabase } from './schema.js';
 
@@ -40,6 +40,32 @@ export class PgConnections implements ConnectionsPort {
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
     return this.open(row);
+  }
+
+  async refreshState(type: string, accountId: string) {
+    const row = await this.db
+      .selectFrom('connections')
+      .select(['refresh_token', 'token_expires_at'])
+      .where('type', '=', type)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { refreshToken: row.refresh_token ? this.sealer.open(row.refresh_token) : null, expiresAt: row.token_expires_at };
+  }
+
+  async replaceTokens(type: string, accountId: string, tokens: ProviderTokens): Promise<void> {
+    await this.db
+      .updateTable('connections')
+      .set({
+        access_token: this.sealer.seal(tokens.accessToken),
+        // A provider that answers no new refresh token keeps the old one valid.
+        ...(tokens.refreshToken ? { refresh_token: this.sealer.seal(tokens.refreshToken) } : {}),
+        token_expires_at: tokens.expiresAt,
+        revoked: false,
+      })
+      .where('type', '=', type)
+      .where('account_id', '=', accountId)
+      .execute();
   }
 
   async ofUser(userId: string): Promise<Connection[]> {

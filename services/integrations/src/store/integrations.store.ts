@@ -134,6 +134,14 @@ class PgIntegrationsTx implements IntegrationsTx {
     return row && toRecord(row);
   }
 
+  async enqueueSync(id: string): Promise<void> {
+    await this.trx
+      .insertInto('integration_sync_jobs')
+      .values({ integration_id: id })
+      .onConflict((oc) => oc.column('integration_id').doNothing())
+      .execute();
+  }
+
   async lock(id: string): Promise<IntegrationRecord | undefined> {
     const row = await this.trx.selectFrom('integrations').select(COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
     return row && toRecord(row);

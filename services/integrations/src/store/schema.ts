@@ -105,7 +105,14 @@ export interface ApplicationIconsTable {
   created_at: Generated<Date>;
 }
 
+export interface IntegrationSyncJobsTable {
+  integration_id: Id;
+  run_after: Generated<Date>;
+  attempts: Generated<number>;
+}
+
 export interface IntegrationsDatabase {
+  integration_sync_jobs: IntegrationSyncJobsTable;
   applications: ApplicationsTable;
   application_icons: ApplicationIconsTable;
   application_commands: ApplicationCommandsTable;

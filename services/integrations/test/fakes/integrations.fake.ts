@@ -155,6 +155,7 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
         return Promise.resolve(row);
       },
       delete: (id) => Promise.resolve(this.rows.delete(id)),
+      enqueueSync: (id) => Promise.resolve(void this.calls.push(`enqueueSync ${id}`)),
       emit: (e) => {
         events.push(...e);
         return Promise.resolve();

@@ -41,6 +41,27 @@ async function connect(user: StackUser, type: 'twitch' | 'youtube', account: str
   return res.body;
 }
 
+/**
+ * Sync Guild Integration answers at once (204, `syncing: true`) and a worker runs the sync: done
+ * once its job is gone and the integration shows `syncing: false` again.
+ */
+async function synced(user: StackUser, guildId: string, integrationId: string): Promise<void> {
+  const res = await api(stack, user, 'POST', `/guilds/${guildId}/integrations/${integrationId}/sync`);
+  expect(res.status).toBe(204);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const job = await stack.db
+      .selectFrom('integration_sync_jobs')
+      .select('attempts')
+      .where('integration_id', '=', integrationId)
+      .executeTakeFirst();
+    const row = await stack.db.selectFrom('integrations').select('syncing').where('id', '=', integrationId).executeTakeFirstOrThrow();
+    if (!job && row.syncing === false) return;
+    if (Date.now() > deadline) throw new Error(`sync of ${integrationId} did not finish (job: ${JSON.stringify(job)})`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 async function rolesOf(guildId: string, userId: string): Promise<string[] | undefined> {
   const { found, member } = await stack.guildsGrpc.getMember({ guildId, userId });
   return found ? member!.roleIds : undefined;
@@ -136,7 +157,7 @@ describe('streaming integrations', () => {
       integrationId: integration.id,
     });
 
-    expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`)).status).toBe(204);
+    await synced(streamer, guildId, integration.id);
     expect(await rolesOf(guildId, fan.userId)).toContain(roleId);
     expect((await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0]).toMatchObject({ subscriber_count: 2 });
 
@@ -146,10 +167,10 @@ describe('streaming integrations', () => {
 
     // The fan stops subscribing: the role stays through the grace period, then goes.
     stack.streaming.subscribers.twitch.set(streamerAccount, [joinerAccount]);
-    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await synced(streamer, guildId, integration.id);
     expect(await rolesOf(guildId, fan.userId)).toContain(roleId);
     await lapseBy(integration.id, fanAccount, 2);
-    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await synced(streamer, guildId, integration.id);
     expect(await rolesOf(guildId, fan.userId)).not.toContain(roleId);
     expect(await rolesOf(guildId, fan.userId)).toBeDefined();
 
@@ -161,12 +182,12 @@ describe('streaming integrations', () => {
     });
     expect(modified.status).toBe(204);
     stack.streaming.subscribers.twitch.set(streamerAccount, []);
-    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await synced(streamer, guildId, integration.id);
     await lapseBy(integration.id, joinerAccount, 2);
-    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await synced(streamer, guildId, integration.id);
     expect(await rolesOf(guildId, joiner.userId)).toContain(roleId);
     await lapseBy(integration.id, joinerAccount, 4);
-    await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await synced(streamer, guildId, integration.id);
     expect(await rolesOf(guildId, joiner.userId)).toBeUndefined();
 
     const updates = await publishedEvents(stack, 'INTEGRATION_UPDATE', (e) => (e.data as Body).id === integration.id);
@@ -196,8 +217,93 @@ describe('streaming integrations', () => {
     expect(integration).not.toHaveProperty('enable_emoticons');
     const emoticons = await api(stack, creator, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { enable_emoticons: true });
     expect(emoticons.body.errors.enable_emoticons).toBeDefined();
-    await api(stack, creator, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`);
+    await synced(creator, guildId, integration.id);
     expect(await rolesOf(guildId, member.userId)).toContain(integration.role_id);
+  });
+
+  it('when a sync is requested, then it answers at once with syncing: true; a provider outage is retried by the worker until the sync lands', async () => {
+    const streamer = await newUser(stack);
+    const guildId = await newGuild(stack, streamer);
+    const account = `7${Date.now() % 1_000_000_000}1`;
+    stack.streaming.addAccount('twitch', { id: account, name: 'Retried' });
+    await connect(streamer, 'twitch', account);
+    expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations`, { type: 'twitch', id: account })).status).toBe(204);
+    const [integration] = (await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+
+    stack.streaming.outages = 1;
+    const before = stack.streaming.requests.length;
+    // Many requests while one waits: one job, and every answer says it is syncing.
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => api(stack, streamer, 'POST', `/guilds/${guildId}/integrations/${integration.id}/sync`)),
+    );
+    expect(answers.map((a) => a.status)).toEqual([204, 204, 204, 204]);
+    const requested = await publishedEvents(
+      stack,
+      'INTEGRATION_UPDATE',
+      (e) => (e.data as Body).id === integration.id && (e.data as Body).syncing,
+    );
+    expect(requested.length).toBeGreaterThanOrEqual(1);
+    // The failed run is recorded with its backoff (one attempt), not run again at once.
+    const deadline = Date.now() + 10_000;
+    let attempts = 0;
+    while (attempts === 0 && Date.now() < deadline) {
+      const job = await stack.db
+        .selectFrom('integration_sync_jobs')
+        .select('attempts')
+        .where('integration_id', '=', integration.id)
+        .executeTakeFirst();
+      attempts = job?.attempts ?? -1;
+      if (attempts === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(attempts).toBe(1);
+    await synced(streamer, guildId, integration.id);
+    // The outage took the first call, and the worker's retry read the subscribers.
+    const calls = stack.streaming.requests.slice(before).map((r) => r.path);
+    expect(calls[0]).toBe('outage');
+    expect(calls.slice(1)).toContain('subscriptions');
+    const after = (await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0];
+    expect(after).toMatchObject({ syncing: false, revoked: false });
+    expect(new Date(after.synced_at).getTime()).toBeGreaterThan(new Date(integration.synced_at).getTime());
+  });
+
+  it('when the access token expired, then the sync refreshes it (refresh_token grant) and lands; when the refresh is refused too, the integration is revoked', async () => {
+    const streamer = await newUser(stack);
+    const guildId = await newGuild(stack, streamer);
+    const account = `8${Date.now() % 1_000_000_000}2`;
+    stack.streaming.addAccount('twitch', { id: account, name: 'Refreshed' });
+    await connect(streamer, 'twitch', account);
+    expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations`, { type: 'twitch', id: account })).status).toBe(204);
+    const [integration] = (await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+    const sealedToken = async () =>
+      (await stack.db.selectFrom('connections').select('access_token').where('account_id', '=', account).executeTakeFirstOrThrow())
+        .access_token;
+    const first = await sealedToken();
+
+    // The provider ended the token early: refused, refreshed, asked again.
+    stack.streaming.expireTokens(account);
+    let before = stack.streaming.requests.length;
+    await synced(streamer, guildId, integration.id);
+    expect(stack.streaming.requests.slice(before).map((r) => r.path)).toEqual(['subscriptions', 'refresh', 'subscriptions']);
+    expect((await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0]).toMatchObject({ revoked: false });
+    const second = await sealedToken();
+    expect(second).not.toBe(first);
+
+    // The stored expiry has passed: refreshed before the call.
+    await stack.db
+      .updateTable('connections')
+      .set({ token_expires_at: new Date(Date.now() - 1000) })
+      .where('account_id', '=', account)
+      .execute();
+    before = stack.streaming.requests.length;
+    await synced(streamer, guildId, integration.id);
+    expect(stack.streaming.requests.slice(before).map((r) => r.path)).toEqual(['refresh', 'subscriptions']);
+
+    // Neither token works any more: the connection and the integration are revoked.
+    stack.streaming.expireTokens(account, { refreshTokens: true });
+    await synced(streamer, guildId, integration.id);
+    expect((await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body[0]).toMatchObject({ revoked: true, syncing: false });
+    const connections = (await api(stack, streamer, 'GET', '/users/@me/connections')).body as Body[];
+    expect(connections.find((c) => c.id === account)).toMatchObject({ revoked: true });
   });
 
   it('when the request is wrong, then the platform’s errors and nothing is enabled', async () => {

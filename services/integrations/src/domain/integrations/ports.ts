@@ -164,6 +164,8 @@ export interface IntegrationsTx {
   lockGuildApps(guildId: string): Promise<IntegrationRecord[]>;
   update(id: string, patch: IntegrationPatch): Promise<IntegrationRecord>;
   delete(id: string): Promise<boolean>;
+  /** Queues a sync of the integration (one waits per integration: a second request joins it). */
+  enqueueSync(id: string): Promise<void>;
   emit(events: DomainEvent[]): Promise<void>;
 }
 

@@ -20,6 +20,8 @@ export interface StreamingProvider {
   readonly type: StreamingType;
   authorizeUrl(state: string, redirectUri: string): string;
   exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens>;
+  /** New tokens for a refresh token (OAuth2 `refresh_token` grant); a refused one is `bad_response` 400/401. */
+  refresh(refreshToken: string): Promise<ProviderTokens>;
   /** The account the token belongs to. */
   me(accessToken: string): Promise<StreamingAccount>;
   /** Another account by id; undefined when the provider has none. */
@@ -56,6 +58,10 @@ export interface ConnectionsPort {
   /** Users holding these accounts of the type: account id → user id. */
   usersOf(type: string, accountIds: string[]): Promise<Map<string, string>>;
   markRevoked(type: string, accountId: string): Promise<void>;
+  /** The account's refresh token and when its access token expires (null: never said). */
+  refreshState(type: string, accountId: string): Promise<{ refreshToken: string | null; expiresAt: Date | null } | undefined>;
+  /** Replaces the account's tokens after a refresh (sealed at rest like the first). */
+  replaceTokens(type: string, accountId: string, tokens: ProviderTokens): Promise<void>;
   delete(userId: string, type: string, accountId: string): Promise<boolean>;
 }
 

@@ -4,7 +4,7 @@ import { guildIntegrationsUpdate, integrationChanged } from '../integrations/int
 import { integrationView } from '../integrations/integration.view.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { IntegrationRecord, StreamingType } from '../integrations/model.js';
-import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort } from '../integrations/ports.js';
+import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort, IntegrationsTx } from '../integrations/ports.js';
 import type { ConnectionsPort, StreamingAccount, StreamingProvider } from './ports.js';
 
 export interface Grant {
@@ -36,6 +36,10 @@ const JOIN_ERRORS: Record<number, 'UNKNOWN_GUILD' | 'BANNED_FROM_GUILD' | 'MAX_G
   30001: 'MAX_GUILDS',
 };
 
+/** The provider refused the token (expired or revoked). */
+const refused = (err: unknown): boolean =>
+  err instanceof ProviderError && err.kind === 'bad_response' && (err.status === 401 || err.status === 403);
+
 const isStreaming = (row: IntegrationRecord | undefined): row is IntegrationRecord & { type: StreamingType } =>
   row?.type === 'twitch' || row?.type === 'youtube';
 
@@ -63,7 +67,9 @@ export class StreamingService {
     if (existing) return;
     const connection = await this.connections.get(userId, type, accountId);
     if (!connection?.access_token || connection.revoked) throw ApiError.of('UNKNOWN_INTEGRATION');
-    const account = await this.withToken(type, accountId, () => this.provider(type).account(connection.access_token!, accountId));
+    const account = await this.withToken(type, accountId, connection.access_token, (token) =>
+      this.provider(type).account(token, accountId),
+    );
     if (!account) throw ApiError.of('UNKNOWN_INTEGRATION');
     const id = this.ids.next();
     const role = await this.guilds.createManagedRole(guildId, `${account.name} Subscriber`.slice(0, 100), { integrationId: id });
@@ -111,17 +117,46 @@ export class StreamingService {
     await this.update(guildId, integrationId, patch);
   }
 
+  /**
+   * Sync Guild Integration: a streaming integration shows `syncing: true` (INTEGRATION_UPDATE) and
+   * its sync is queued in the same transaction; a worker runs it and clears `syncing`. Others
+   * have nothing to read and are announced as they are.
+   */
   async sync(userId: string, guildId: string, integrationId: string): Promise<void> {
     await this.integrations.requireManageGuild(userId, guildId);
     const row = await this.store.get(integrationId);
     if (!row || row.guild_id !== guildId) throw ApiError.of('UNKNOWN_INTEGRATION');
     if (!isStreaming(row)) return this.update(guildId, row.id, {});
+    await this.update(guildId, row.id, { syncing: true }, (tx) => tx.enqueueSync(row.id));
+    this.onSyncRequested();
+  }
+
+  /** Called once a sync is queued (the worker of this replica looks at once). */
+  onSyncRequested: () => void = () => undefined;
+
+  /**
+   * Runs a queued sync: reads the subscribers from the provider, grants and expires roles, and
+   * records `synced_at` with `syncing: false`. A failure leaves `syncing` set for the retry, unless
+   * it was the last attempt.
+   */
+  async runSync(integrationId: string, lastAttempt = true): Promise<void> {
+    const row = await this.store.get(integrationId);
+    if (!isStreaming(row) || !row.guild_id) return;
+    try {
+      await this.syncNow(row.guild_id, row);
+    } catch (err) {
+      if (lastAttempt) await this.update(row.guild_id, row.id, { syncing: false });
+      throw err;
+    }
+  }
+
+  private async syncNow(guildId: string, row: IntegrationRecord & { type: StreamingType }): Promise<void> {
     const owner = await this.connections.byAccount(row.type, row.account_id);
     if (!owner?.access_token || owner.revoked) return this.update(guildId, row.id, { revoked: true, syncing: false });
     let current: StreamingAccount[];
     try {
-      current = await this.withToken(row.type, row.account_id, () =>
-        this.provider(row.type).subscribers(owner.access_token!, row.account_id),
+      current = await this.withToken(row.type, row.account_id, owner.access_token, (token) =>
+        this.provider(row.type).subscribers(token, row.account_id),
       );
     } catch (err) {
       if (err instanceof ApiError) return this.update(guildId, row.id, { revoked: true, syncing: false });
@@ -174,11 +209,17 @@ export class StreamingService {
     }
   }
 
-  private async update(guildId: string, integrationId: string, patch: IntegrationPatch): Promise<void> {
+  private async update(
+    guildId: string,
+    integrationId: string,
+    patch: IntegrationPatch,
+    also?: (tx: IntegrationsTx) => Promise<void>,
+  ): Promise<void> {
     await this.store.transaction(async (tx) => {
       const locked = await tx.lock(integrationId);
       if (!locked) throw ApiError.of('UNKNOWN_INTEGRATION');
       const row = Object.keys(patch).length > 0 ? await tx.update(integrationId, patch) : locked;
+      await also?.(tx);
       await tx.emit([guildIntegrationsUpdate(guildId), integrationChanged('INTEGRATION_UPDATE', guildId, await this.view(row))]);
     });
   }
@@ -193,15 +234,42 @@ export class StreamingService {
     return provider;
   }
 
-  /** A token the provider refuses marks the connection revoked and answers as an unknown integration. */
-  private async withToken<T>(type: StreamingType, accountId: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * Calls the provider with the account's access token, refreshed first when it has expired, and
+   * once more after a refusal (the provider may end a token early); a token that still fails, or
+   * no refresh token, marks the connection revoked and answers as an unknown integration.
+   */
+  private async withToken<T>(type: StreamingType, accountId: string, token: string, call: (token: string) => Promise<T>): Promise<T> {
+    const state = await this.connections.refreshState(type, accountId);
+    let current = token;
+    if (state?.expiresAt && state.expiresAt.getTime() <= this.now().getTime()) current = (await this.refresh(type, accountId)) ?? token;
     try {
-      return await call();
+      return await call(current);
     } catch (err) {
-      if (err instanceof ProviderError && err.kind === 'bad_response' && (err.status === 401 || err.status === 403)) {
-        await this.connections.markRevoked(type, accountId);
-        throw ApiError.of('UNKNOWN_INTEGRATION');
+      if (!refused(err)) throw err;
+    }
+    const fresh = await this.refresh(type, accountId);
+    if (fresh) {
+      try {
+        return await call(fresh);
+      } catch (err) {
+        if (!refused(err)) throw err;
       }
+    }
+    await this.connections.markRevoked(type, accountId);
+    throw ApiError.of('UNKNOWN_INTEGRATION');
+  }
+
+  /** The new access token after an OAuth2 refresh; undefined when there is no refresh token or the provider refused it. */
+  private async refresh(type: StreamingType, accountId: string): Promise<string | undefined> {
+    const state = await this.connections.refreshState(type, accountId);
+    if (!state?.refreshToken) return undefined;
+    try {
+      const tokens = await this.provider(type).refresh(state.refreshToken);
+      await this.connections.replaceTokens(type, accountId, tokens);
+      return tokens.accessToken;
+    } catch (err) {
+      if (err instanceof ProviderError && err.kind === 'bad_response') return undefined;
       throw err;
     }
   }

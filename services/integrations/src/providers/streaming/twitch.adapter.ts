@@ -31,6 +31,19 @@ export class TwitchAdapter implements StreamingProvider {
     return url.toString();
   }
 
+  async refresh(refreshToken: string): Promise<ProviderTokens> {
+    const body = await fetchProviderJson(new URL('/oauth2/token', this.options.authUrl), this.options, {
+      method: 'POST',
+      form: {
+        client_id: this.options.clientId,
+        client_secret: this.options.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      },
+    });
+    return tokensOf(body);
+  }
+
   async exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
     const body = await fetchProviderJson(new URL('/oauth2/token', this.options.authUrl), this.options, {
       method: 'POST',

@@ -34,6 +34,19 @@ export class YouTubeAdapter implements StreamingProvider {
     return url.toString();
   }
 
+  async refresh(refreshToken: string): Promise<ProviderTokens> {
+    const body = await fetchProviderJson(new URL('/token', this.options.tokenUrl), this.options, {
+      method: 'POST',
+      form: {
+        client_id: this.options.clientId,
+        client_secret: this.options.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      },
+    });
+    return tokensOf(body);
+  }
+
   async exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
     const body = await fetchProviderJson(new URL('/token', this.options.tokenUrl), this.options, {
       method: 'POST',
