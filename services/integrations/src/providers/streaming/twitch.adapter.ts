@@ -1,5 +1,6 @@
 import type { ProviderTokens, StreamingAccount, StreamingProvider } from '../../domain/streaming/ports.js';
 import { asArray, fetchProviderJson, isRecord, str, type ProviderHttpOptions } from '../http.js';
+import { OAuth2TokenEndpoint } from './oauth2.js';
 
 export interface TwitchOptions extends ProviderHttpOptions {
   /** https://api.twitch.tv (Helix under /helix). */
@@ -17,7 +18,19 @@ const MAX_PAGES = 100;
 export class TwitchAdapter implements StreamingProvider {
   readonly type = 'twitch' as const;
 
-  constructor(private readonly options: TwitchOptions) {}
+  private readonly tokens: OAuth2TokenEndpoint;
+
+  constructor(private readonly options: TwitchOptions) {
+    this.tokens = new OAuth2TokenEndpoint(new URL('/oauth2/token', this.options.authUrl), options);
+  }
+
+  exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
+    return this.tokens.exchangeCode(code, redirectUri);
+  }
+
+  refresh(refreshToken: string): Promise<ProviderTokens> {
+    return this.tokens.refresh(refreshToken);
+  }
 
   authorizeUrl(state: string, redirectUri: string): string {
     const url = new URL('/oauth2/authorize', this.options.authUrl);
@@ -29,33 +42,6 @@ export class TwitchAdapter implements StreamingProvider {
       state,
     }).toString();
     return url.toString();
-  }
-
-  async refresh(refreshToken: string): Promise<ProviderTokens> {
-    const body = await fetchProviderJson(new URL('/oauth2/token', this.options.authUrl), this.options, {
-      method: 'POST',
-      form: {
-        client_id: this.options.clientId,
-        client_secret: this.options.clientSecret,
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-      },
-    });
-    return tokensOf(body);
-  }
-
-  async exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
-    const body = await fetchProviderJson(new URL('/oauth2/token', this.options.authUrl), this.options, {
-      method: 'POST',
-      form: {
-        client_id: this.options.clientId,
-        client_secret: this.options.clientSecret,
-        code,
-        grant_type: 'authorization_code',
-        redirect_uri: redirectUri,
-      },
-    });
-    return tokensOf(body);
   }
 
   async me(accessToken: string): Promise<StreamingAccount> {
@@ -98,16 +84,4 @@ export class TwitchAdapter implements StreamingProvider {
       headers: { authorization: `Bearer ${accessToken}`, 'client-id': this.options.clientId },
     });
   }
-}
-
-export function tokensOf(body: unknown): ProviderTokens {
-  const b = isRecord(body) ? body : {};
-  const accessToken = str(b.access_token);
-  if (!accessToken) throw new Error('the token endpoint answered no access_token');
-  const expiresIn = typeof b.expires_in === 'number' ? b.expires_in : 0;
-  return {
-    accessToken,
-    refreshToken: str(b.refresh_token) || null,
-    expiresAt: expiresIn > 0 ? new Date(Date.now() + expiresIn * 1000) : null,
-  };
 }

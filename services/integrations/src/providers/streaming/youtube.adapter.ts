@@ -1,6 +1,6 @@
 import type { ProviderTokens, StreamingAccount, StreamingProvider } from '../../domain/streaming/ports.js';
 import { asArray, fetchProviderJson, isRecord, str, type ProviderHttpOptions } from '../http.js';
-import { tokensOf } from './twitch.adapter.js';
+import { OAuth2TokenEndpoint } from './oauth2.js';
 
 export interface YouTubeOptions extends ProviderHttpOptions {
   /** https://www.googleapis.com (the Data API under /youtube/v3). */
@@ -19,7 +19,19 @@ const MAX_PAGES = 20;
 export class YouTubeAdapter implements StreamingProvider {
   readonly type = 'youtube' as const;
 
-  constructor(private readonly options: YouTubeOptions) {}
+  private readonly tokens: OAuth2TokenEndpoint;
+
+  constructor(private readonly options: YouTubeOptions) {
+    this.tokens = new OAuth2TokenEndpoint(new URL('/token', this.options.tokenUrl), options);
+  }
+
+  exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
+    return this.tokens.exchangeCode(code, redirectUri);
+  }
+
+  refresh(refreshToken: string): Promise<ProviderTokens> {
+    return this.tokens.refresh(refreshToken);
+  }
 
   authorizeUrl(state: string, redirectUri: string): string {
     const url = new URL('/o/oauth2/v2/auth', this.options.accountsUrl);
@@ -32,33 +44,6 @@ export class YouTubeAdapter implements StreamingProvider {
       state,
     }).toString();
     return url.toString();
-  }
-
-  async refresh(refreshToken: string): Promise<ProviderTokens> {
-    const body = await fetchProviderJson(new URL('/token', this.options.tokenUrl), this.options, {
-      method: 'POST',
-      form: {
-        client_id: this.options.clientId,
-        client_secret: this.options.clientSecret,
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-      },
-    });
-    return tokensOf(body);
-  }
-
-  async exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
-    const body = await fetchProviderJson(new URL('/token', this.options.tokenUrl), this.options, {
-      method: 'POST',
-      form: {
-        client_id: this.options.clientId,
-        client_secret: this.options.clientSecret,
-        code,
-        grant_type: 'authorization_code',
-        redirect_uri: redirectUri,
-      },
-    });
-    return tokensOf(body);
   }
 
   async me(accessToken: string): Promise<StreamingAccount> {
