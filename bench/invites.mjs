@@ -321,7 +321,7 @@ function render(report) {
   );
   lines.push(
     '',
-    'Accept is measured with every user joining the same guild in turn (guild-major pairs, a popular invite). Joins of one guild no longer take turns (guilds only key-share locks the guild row and counts members in counter slots): Accept went from 0.07× to 0.15× of the baseline, still under its 0.25 bar; what is left is CPU per accept across gateway, invites, guilds, auth and PostgreSQL (a join is one transaction of about ten statements plus the GUILD_CREATE render), on a machine shared with other work (load average above 13 on 2 cores): compare ratios, not absolute figures.',
+    'Accept is measured with every user joining the same guild in turn (guild-major pairs, a popular invite). Joins of one guild no longer take turns (guilds only key-share locks the guild row and counts members in counter slots): Accept went from 0.07× (loaded machine) to 0.15× (loaded) and 0.12× (quiet machine, 2026-11-25 05:38), still under its 0.25 bar; what is left is CPU per accept across gateway, invites, guilds, auth and PostgreSQL (a join is one transaction of about ten statements plus the GUILD_CREATE render, and an accept crosses five processes where the baseline crosses two): the next step is a CPU profile of an accept (BENCH_CPU_PROF).',
   );
   return lines.join('\n');
 }
