@@ -1,14 +1,9 @@
 import { ApiError, type ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { toRole } from '../domain/guild.view.js';
-import { isRowId } from '../domain/ids.js';
+import { requireRowIds as ids } from '../domain/ids.js';
 import { ALL_PERMISSIONS } from '../domain/permissions.js';
 import type { GuildsDomain } from './guilds.grpc.js';
-
-function ids(...values: string[]): void {
-  for (const v of values)
-    if (!isRowId(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
-}
 
 /** CreateManagedRole, DeleteManagedRole, SetManagedRole (integrations' subscriber roles). */
 export function managedRolesGrpc({ managedRoles }: Pick<GuildsDomain, 'managedRoles'>): Partial<ServiceImpl<typeof GuildsService>> {

@@ -1,16 +1,11 @@
-import { ApiError, type ServiceImpl } from '@kith/platform';
+import type { ServiceImpl } from '@kith/platform';
 import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { toMember } from '../domain/guild.view.js';
-import { isRowId } from '../domain/ids.js';
+import { isRowId, requireRowIds as ids } from '../domain/ids.js';
 import type { MemberSearch } from '../domain/member-search.service.js';
 import type { GuildsDomain } from './guilds.grpc.js';
 
 const MAX_PAGE = 1000;
-
-function ids(...values: string[]): void {
-  for (const v of values)
-    if (!isRowId(v)) throw ApiError.form({ id: { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` } });
-}
 
 /** GetGuild, GetMember, AddMember, RemoveMember, ListGuildMemberIds, SearchGuildMembers, ListMutualGuildIds, GetReadyState. */
 export function membershipGrpc({
