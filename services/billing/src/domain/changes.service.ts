@@ -60,7 +60,7 @@ export class ChangesService {
         await tx.update({ payment_source_id: request.payment_source_id });
       }
       let charge: OpenPayment | undefined;
-      if (request.items) charge = await this.changeItems(tx, request, hash, events);
+      if (request.items) charge = await this.changeItems(tx, request, hash);
       else if (request.expected_invoice_price || request.expected_renewal_price) await this.checkRenewalPrice(tx, request);
       // A status asked with a charged change is moved once the change is paid.
       if (request.status !== undefined && !charge) charge = await this.moveStatus(tx, request, hash);
@@ -182,12 +182,7 @@ export class ChangesService {
     await tx.emit([subscriptionsUpdated(s.user_id), ...events]);
   }
 
-  private async changeItems(
-    tx: SubscriptionTx,
-    request: ModifySubscription,
-    hash: string,
-    events: DomainEvent[],
-  ): Promise<OpenPayment | undefined> {
+  private async changeItems(tx: SubscriptionTx, request: ModifySubscription, hash: string): Promise<OpenPayment | undefined> {
     const s = tx.subscription;
     if (s.status !== S.ACTIVE) throw billingError('INVALID_SUBSCRIPTION');
     const items = request.items!;
@@ -235,7 +230,6 @@ export class ChangesService {
     await tx.replaceItems(items.map((i) => ({ id: this.ledger.newId(), plan_id: i.plan_id, quantity: i.quantity })));
     await tx.update({ renewal_mutations: null });
     await this.ledger.reconcile(tx, plans);
-    void events;
     return undefined;
   }
 

@@ -107,22 +107,16 @@ export class RenewalsService {
     const end = addInterval(start, ...intervalOf(plans, { items }));
     const invoice = this.ledger.invoice(s, priceItems(plans, items, s.currency), { start, end }, 'renewal');
     await tx.insertInvoice(invoice);
-    await this.attempt(tx, invoice, plans, now, 'payment_failed');
+    await this.attempt(tx, invoice, plans, now);
   }
 
   private async retry(tx: SubscriptionTx, now: Date): Promise<void> {
     const invoice = await tx.openInvoice();
     if (!invoice) return this.renew(tx, tx.subscription.current_period_end, now);
-    await this.attempt(tx, invoice, await this.plansOf(tx.subscription), now, 'payment_failed');
+    await this.attempt(tx, invoice, await this.plansOf(tx.subscription), now);
   }
 
-  private async attempt(
-    tx: SubscriptionTx,
-    invoice: Invoice,
-    plans: ReadonlyMap<string, Plan>,
-    now: Date,
-    onFailure: 'payment_failed',
-  ): Promise<void> {
+  private async attempt(tx: SubscriptionTx, invoice: Invoice, plans: ReadonlyMap<string, Plan>, now: Date): Promise<void> {
     const s = tx.subscription;
     if (!s.payment_source_id) return this.fail(tx, invoice, plans, now, []);
     const paymentId = this.ledger.newId();
@@ -146,7 +140,6 @@ export class RenewalsService {
     await tx.insertPayment(payment.status === PaymentStatus.PENDING ? { ...payment, status: PaymentStatus.FAILED } : payment);
     const events: DomainEvent[] = [paymentUpdate(s.user_id, payment)];
     if (result.status === 'succeeded') return this.changes.settle(tx, invoice, now, events);
-    void onFailure;
     return this.fail(tx, invoice, plans, now, events);
   }
 

@@ -68,12 +68,4 @@ export class PgDeletionQueue implements DeletionQueue {
   async enqueue(keys: string[]): Promise<void> {
     await this.db.transaction().execute((trx) => queueObjectDeletions(trx, keys));
   }
-
-  async pending(): Promise<number> {
-    const row = await this.db
-      .selectFrom('object_deletions')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
 }

@@ -42,11 +42,6 @@ export class IntegrationsService {
     return body;
   }
 
-  async list(userId: string, guildId: string, options: ListOptions): Promise<Record<string, unknown>[]> {
-    await this.requireManageGuild(userId, guildId);
-    return this.render(guildId, options);
-  }
-
   private async render(guildId: string, options: ListOptions): Promise<Record<string, unknown>[]> {
     let rows = await this.store.listGuild(guildId, MAX_LISTED);
     const appIds = [...new Set(rows.flatMap((r) => (r.application_id ? [r.application_id] : [])))];
