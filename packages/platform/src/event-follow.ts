@@ -10,7 +10,10 @@ const RETRY_MS = 2000;
 export interface FollowedSubject {
   /** One subject (NATS 2.9 takes one filter per consumer): `events.<service>.<EVENT_NAME>`. */
   subject: string;
-  /** The durable consumer's name, shared by every replica of the follower: each event goes to one of them. */
+  /**
+   * The durable consumer's name within the stack, shared by every replica of the follower: each
+   * event goes to one of them.
+   */
   durable: string;
 }
 
@@ -19,9 +22,13 @@ export interface FollowedSubject {
  * shares: each event is handled by one replica, acknowledged once handled, offered again when the
  * handler throws, and waits in the stream while no replica runs. Consumers made now start with
  * the events published from now on.
+ *
+ * `stack` (the DB_PREFIX) prefixes every durable name: stacks sharing one NATS server must not
+ * share consumers, or they take each other's events.
  */
 export async function followEvents(
   nc: NatsConnection,
+  stack: string,
   subjects: readonly FollowedSubject[],
   handle: (event: EventEnvelope) => Promise<void>,
   logger: Logger,
@@ -29,7 +36,8 @@ export async function followEvents(
   await ensureEventStream(nc);
   const jsm = await nc.jetstreamManager();
   const pulls: ConsumerMessages[] = [];
-  for (const { subject, durable } of subjects) {
+  for (const { subject, durable: name } of subjects) {
+    const durable = `${stack}-${name}`;
     try {
       await jsm.consumers.add(EVENTS_STREAM, {
         durable_name: durable,

@@ -19,14 +19,15 @@ export function followSessionsEnded(
   nc: NatsConnection,
   membership: MembershipService,
   logger: Logger,
-  /** The stack's name (its DB_PREFIX): stacks sharing one NATS server must not share consumers, or take each other's events. */
+  /** The stack's name (its DB_PREFIX): see followEvents. */
   stack: string,
 ): Promise<{ close(): void }> {
   return followEvents(
     nc,
+    stack,
     [
-      { subject: SESSIONS_ENDED_SUBJECT, durable: `${stack}-guilds-sessions-ended` },
-      { subject: GUEST_SESSION_ENDED_SUBJECT, durable: `${stack}-guilds-guest-sessions-ended` },
+      { subject: SESSIONS_ENDED_SUBJECT, durable: 'guilds-sessions-ended' },
+      { subject: GUEST_SESSION_ENDED_SUBJECT, durable: 'guilds-guest-sessions-ended' },
     ],
     async (event) => {
       const data = event.data as { user_id?: unknown; session_id?: unknown } | undefined;

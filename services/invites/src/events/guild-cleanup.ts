@@ -2,10 +2,10 @@ import type { NatsConnection } from 'nats';
 import { eventSubject, followEvents, type Logger } from '@kith/platform';
 import type { InviteCleanup } from '../domain/invite.cleanup.js';
 
-/** What this service follows of guilds' events, under the stack's name (stacks sharing one NATS server must not share consumers). */
-const followed = (stack: string) => [
-  { subject: eventSubject('guilds', 'GUILD_DELETE'), durable: `${stack}-invites-guild-delete` },
-  { subject: eventSubject('guilds', 'CHANNEL_DELETE'), durable: `${stack}-invites-channel-delete` },
+/** What this service follows of guilds' events. */
+const FOLLOWED = [
+  { subject: eventSubject('guilds', 'GUILD_DELETE'), durable: 'invites-guild-delete' },
+  { subject: eventSubject('guilds', 'CHANNEL_DELETE'), durable: 'invites-channel-delete' },
 ];
 
 /** Ends the invites of guilds and channels guilds deleted (see followEvents: nothing lost while down). `stack` is the DB_PREFIX. */
@@ -17,7 +17,8 @@ export function followGuildDeletions(
 ): Promise<{ close(): void }> {
   return followEvents(
     nc,
-    followed(stack),
+    stack,
+    FOLLOWED,
     async (event) => void (await cleanup.handle(event as Parameters<InviteCleanup['handle']>[0])),
     logger,
   );
