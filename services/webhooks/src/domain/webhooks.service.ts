@@ -186,10 +186,9 @@ export class WebhooksService {
 
   async get(userId: string, id: string): Promise<WebhookView> {
     // An application reads its own webhook, token and all, whatever its permissions in the guild.
-    const own = await this.deps.store.byId(id);
-    if (own && isApplicationsOwn(own, userId)) return this.render(own, true, userId);
-    const webhook = await this.managed(userId, id);
-    return this.render(webhook, true, userId);
+    const webhook = await this.deps.store.byId(id);
+    if (webhook && isApplicationsOwn(webhook, userId)) return this.render(webhook, true, userId);
+    return this.render(await this.mayManage(userId, webhook), true, userId);
   }
 
   async modify(userId: string, id: string, patch: WebhookPatch): Promise<WebhookView> {
@@ -291,7 +290,11 @@ export class WebhooksService {
 
   /** A webhook the user may manage: 10015 when unknown or in a guild they are not in, 50013 without MANAGE_WEBHOOKS. */
   private async managed(userId: string, id: string): Promise<WebhookRecord> {
-    const webhook = await this.deps.store.byId(id);
+    return this.mayManage(userId, await this.deps.store.byId(id));
+  }
+
+  /** `managed` for a webhook already read (or not found). */
+  private async mayManage(userId: string, webhook: WebhookRecord | undefined): Promise<WebhookRecord> {
     if (!webhook) throw ApiError.of('UNKNOWN_WEBHOOK');
     const permissions = await this.deps.guilds.permissions(userId, webhook.guildId, webhook.channelId);
     if (permissions === undefined) throw ApiError.of('UNKNOWN_WEBHOOK');
