@@ -84,25 +84,30 @@ export class ContactBookService {
       if (holder?.allowed_in_suggestions === MUTUAL_CONTACT_INFO_ONLY && !holder.has_me) return [];
       return [{ id, hasMe: holder?.has_me ?? false }];
     });
+    const forwardIds = new Set(forward.map((f) => f.id));
     // Those who have the user in their contacts and let anyone with their info have them suggested.
     const reverse = request.addReverse
       ? (await this.book.holdersOf(userId))
-          .filter((h) => h.allowed_in_suggestions !== MUTUAL_CONTACT_INFO_ONLY && !forward.some((f) => f.id === h.user_id))
+          .filter((h) => h.allowed_in_suggestions !== MUTUAL_CONTACT_INFO_ONLY && !forwardIds.has(h.user_id))
           .map((h) => ({ id: h.user_id, hasMe: true }))
       : [];
-    const users = await this.users.getUsers([...forward, ...reverse].map((s) => s.id));
-    for (const { id, hasMe } of [...forward, ...reverse]) {
+    const matched = [...forward, ...reverse];
+    const users = await this.users.getUsers(matched.map((s) => s.id));
+    for (const { id, hasMe } of matched) {
       const user = users.get(id);
       if (!user) continue;
       // The contact's name stays on the device: the reason names them as the platform shows them.
-      await this.suggestions.add({
-        user_id: userId,
-        suggested_user_id: id,
-        reasons: [{ type: EXTERNAL_FRIEND, platform: 'contacts', name: user.globalName ?? user.username }],
-        from_suggested_user_contacts: hasMe,
-      });
+      await this.suggestions.add(
+        {
+          user_id: userId,
+          suggested_user_id: id,
+          reasons: [{ type: EXTERNAL_FRIEND, platform: 'contacts', name: user.globalName ?? user.username }],
+          from_suggested_user_contacts: hasMe,
+        },
+        user,
+      );
     }
-    const suggested = new Set([...forward, ...reverse].map((s) => s.id));
+    const suggested = new Set(matched.map((s) => s.id));
     // Listed only when no relationship stands in the way (friends, requests, blocks either way).
     const listed = (await this.suggestions.list(userId)).filter((s) => suggested.has(s.suggested_user.id));
     const bulkAddToken =

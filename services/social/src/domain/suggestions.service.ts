@@ -1,4 +1,4 @@
-import { partialUserView, userView, type DomainEvent } from '@kith/platform';
+import { partialUserView, userView, type ContractUser, type DomainEvent } from '@kith/platform';
 import type { UserDirectory } from './ports.js';
 
 export interface SuggestionReason {
@@ -45,8 +45,9 @@ export class SuggestionsService {
     });
   }
 
-  async add(row: SuggestionRow): Promise<void> {
-    const user = (await this.users.getUsers([row.suggested_user_id])).get(row.suggested_user_id);
+  /** `known`: the suggested user when the caller has already read them (no second lookup). */
+  async add(row: SuggestionRow, known?: ContractUser): Promise<void> {
+    const user = known ?? (await this.users.getUsers([row.suggested_user_id])).get(row.suggested_user_id);
     const data = {
       suggested_user: userView(row.suggested_user_id, user),
       reasons: row.reasons,
