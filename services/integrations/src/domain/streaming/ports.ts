@@ -59,7 +59,7 @@ export interface ConnectionsPort {
   usersOf(type: string, accountIds: string[]): Promise<Map<string, string>>;
   markRevoked(type: string, accountId: string): Promise<void>;
   /** The account's refresh token and when its access token expires (null: never said). */
-  refreshState(type: string, accountId: string): Promise<{ refreshToken: string | null; expiresAt: Date | null } | undefined>;
+  refreshState(type: string, accountId: string): Promise<RefreshState | undefined>;
   /** Replaces the account's tokens after a refresh (sealed at rest like the first). */
   replaceTokens(type: string, accountId: string, tokens: ProviderTokens): Promise<void>;
   delete(userId: string, type: string, accountId: string): Promise<boolean>;
@@ -70,4 +70,10 @@ export interface ConnectionStates {
   issue(userId: string, type: string): Promise<string>;
   /** True once for a state this user began for this type. */
   consume(userId: string, type: string, state: string): Promise<boolean>;
+}
+
+/** What an account's token refresh needs: its refresh token and when its access token expires. */
+export interface RefreshState {
+  refreshToken: string | null;
+  expiresAt: Date | null;
 }

@@ -5,7 +5,7 @@ import { integrationView } from '../integrations/integration.view.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { IntegrationRecord, StreamingType } from '../integrations/model.js';
 import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort, IntegrationsTx } from '../integrations/ports.js';
-import type { ConnectionsPort, StreamingAccount, StreamingProvider } from './ports.js';
+import type { ConnectionsPort, RefreshState, StreamingAccount, StreamingProvider } from './ports.js';
 
 export interface Grant {
   user_id: string;
@@ -242,7 +242,8 @@ export class StreamingService {
   private async withToken<T>(type: StreamingType, accountId: string, token: string, call: (token: string) => Promise<T>): Promise<T> {
     const state = await this.connections.refreshState(type, accountId);
     let current = token;
-    if (state?.expiresAt && state.expiresAt.getTime() <= this.now().getTime()) current = (await this.refresh(type, accountId)) ?? token;
+    if (state?.expiresAt && state.expiresAt.getTime() <= this.now().getTime())
+      current = (await this.refresh(type, accountId, state)) ?? token;
     try {
       return await call(current);
     } catch (err) {
@@ -260,9 +261,12 @@ export class StreamingService {
     throw ApiError.of('UNKNOWN_INTEGRATION');
   }
 
-  /** The new access token after an OAuth2 refresh; undefined when there is no refresh token or the provider refused it. */
-  private async refresh(type: StreamingType, accountId: string): Promise<string | undefined> {
-    const state = await this.connections.refreshState(type, accountId);
+  /**
+   * The new access token after an OAuth2 refresh; undefined when there is no refresh token or the
+   * provider refused it. `known`: the token state just read (a retry after a refusal reads it anew).
+   */
+  private async refresh(type: StreamingType, accountId: string, known?: RefreshState): Promise<string | undefined> {
+    const state = known ?? (await this.connections.refreshState(type, accountId));
     if (!state?.refreshToken) return undefined;
     try {
       const tokens = await this.provider(type).refresh(state.refreshToken);
