@@ -3,7 +3,7 @@ import { billingError } from './errors.js';
 import { Ledger, paymentUpdate, subscriptionsUpdated } from './ledger.js';
 import type { CatalogueStore, Clock, OpenPayment, PaymentPurpose, SubscriptionStore, SubscriptionTx } from './ports.js';
 import { addInterval, priceChange, priceItems, type ItemRequest } from './pricing.js';
-import { checkItems, requestHash, type ExpectedPrice } from './purchase.service.js';
+import { checkExpected, checkItems, requestHash, type ExpectedPrice } from './purchase.service.js';
 import { sameItems, SettlementsService } from './settlements.service.js';
 import { moveForRequestedStatus, nextStatus, payable } from './status.js';
 import { InvoiceStatus, PaymentStatus, SubscriptionStatus as S, type Invoice, type Plan, type Subscription } from './types.js';
@@ -304,9 +304,4 @@ export class ChangesService {
 export function intervalOf(plans: ReadonlyMap<string, Plan>, s: { items: { plan_id: string }[] }): [Plan['interval'], number] {
   const plan = plans.get(s.items[0]!.plan_id)!;
   return [plan.interval, plan.interval_count];
-}
-
-function checkExpected(expected: ExpectedPrice | null | undefined, currency: string, amount: number): void {
-  if (expected && (expected.currency !== currency || expected.amount !== amount))
-    throw billingError('PRICE_MISMATCH', { expected, actual: { currency, amount } });
 }

@@ -138,12 +138,8 @@ export class PurchaseService {
     const currency = resolveCurrency([...plans.values()], request.currency);
     const full = priceItems(plans, request.items, currency);
     const { priced, used } = applyCredits(full, credits);
-    for (const [expected, actual] of [
-      [request.expected_invoice_price, priced.total],
-      [request.expected_renewal_price, full.total],
-    ] as const)
-      if (expected && (expected.currency !== currency || expected.amount !== actual))
-        throw billingError('PRICE_MISMATCH', { expected: expected, actual: { currency, amount: actual } });
+    checkExpected(request.expected_invoice_price, currency, priced.total);
+    checkExpected(request.expected_renewal_price, currency, full.total);
     return { plans, priced, currency, used };
   }
 
@@ -434,6 +430,12 @@ export class PurchaseService {
 }
 
 /** Items of one subscription: known plans, each once, all billed over the same period. */
+/** A price the client expected that is not the one it would be charged: PRICE_MISMATCH, nothing charged. */
+export function checkExpected(expected: ExpectedPrice | null | undefined, currency: string, amount: number): void {
+  if (expected && (expected.currency !== currency || expected.amount !== amount))
+    throw billingError('PRICE_MISMATCH', { expected, actual: { currency, amount } });
+}
+
 export function checkItems(plans: Map<string, Plan>, items: ItemRequest[]): void {
   const seen = new Set<string>();
   for (const item of items) {
