@@ -2,6 +2,8 @@ import type { ContractUser, DomainEvent } from '@kith/platform';
 import type { ApplicationRecord, IntegrationRecord } from '../../src/domain/integrations/model.js';
 import type {
   ApplicationsStorePort,
+  AuthorizationCodesPort,
+  AuthorizationGrant,
   GuildsPort,
   IntegrationPatch,
   IntegrationsStorePort,
@@ -165,6 +167,20 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     this.events.push(...events);
     this.calls.push(`commit ${events.map((e) => e.name).join(',')}`);
     return result;
+  }
+
+  /** Authorization codes issued, by code. */
+  readonly grants = new Map<string, AuthorizationGrant>();
+
+  /** The authorization codes side. */
+  codes(): AuthorizationCodesPort {
+    return {
+      issue: (grant) => {
+        const code = `code-${this.grants.size + 1}`;
+        this.grants.set(code, grant);
+        return Promise.resolve(code);
+      },
+    };
   }
 
   /** The applications side of the store. */

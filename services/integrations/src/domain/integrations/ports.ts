@@ -183,3 +183,19 @@ export interface GuildListCache {
   write(guildId: string, variant: string, version: string, body: string): Promise<void>;
   invalidate(guildIds: string[]): Promise<void>;
 }
+
+/** An authorization code's grant: what the token exchange may turn into an access token, once. */
+export interface AuthorizationGrant {
+  applicationId: string;
+  userId: string;
+  scopes: string[];
+  redirectUri: string;
+  guildId?: string | undefined;
+  permissions?: string | undefined;
+}
+
+/** Short-lived authorization codes (the authorization code grant), kept only as their hashes. */
+export interface AuthorizationCodesPort {
+  /** A fresh code for the grant. */
+  issue(grant: AuthorizationGrant): Promise<string>;
+}
