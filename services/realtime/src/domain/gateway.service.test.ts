@@ -99,7 +99,11 @@ const loggedOutAfterFirstCheck = (): AuthPort => {
 describe('GatewayService', () => {
   it('when an identified client sends op 3, then its presence goes out to its guilds (invisible as offline); an invalid one closes with 4001', async () => {
     const updates: unknown[] = [];
-    const presence = { update: async (...args: unknown[]) => void updates.push(args) };
+    const presence: PresencePort = {
+      update: async (...args) => void updates.push(args),
+      connected: async () => undefined,
+      disconnected: async () => undefined,
+    };
     const { connect, send } = setup({ presence });
     const { conn, transport } = connect();
     await send(conn, 2, { token: 'good', properties: {} });
@@ -112,6 +116,47 @@ describe('GatewayService', () => {
     ]);
     await send(conn, 3, { status: 'asleep', activities: [] });
     expect(transport.closedWith).toBe(4001);
+  });
+
+  it('when a client identifies with a presence, then its user counts as connected with it (invisible as offline, unknown as none); its close says whether the session can come back', async () => {
+    const calls: unknown[] = [];
+    const presence: PresencePort = {
+      update: async () => undefined,
+      connected: async (...args) => void calls.push(['connected', ...args]),
+      disconnected: async (...args) => void calls.push(['disconnected', ...args]),
+    };
+    const { gateway, connect, send } = setup({ presence });
+    const sessions = [
+      [{ status: 'dnd', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false }, 1000],
+      [{ status: 'invisible', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false }, 4000],
+      [{ status: 'unknown', since: 0, activities: [], afk: false }, 1001],
+      [undefined, 1006],
+    ] as const;
+    const ids: string[] = [];
+    for (const [requested, code] of sessions) {
+      const { conn } = connect();
+      ids.push(conn.id);
+      await send(conn, 2, { token: 'good', properties: {}, ...(requested ? { presence: requested } : {}) });
+      gateway.closed(conn, code);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([
+      ['connected', 'u1', ids[0], { status: 'dnd', activities: [{ name: 'Chess', type: 0 }] }, []],
+      ['disconnected', 'u1', ids[0], false, []],
+      ['connected', 'u1', ids[1], { status: 'offline', activities: [] }, []],
+      ['disconnected', 'u1', ids[1], true, []],
+      ['connected', 'u1', ids[2], undefined, []],
+      ['disconnected', 'u1', ids[2], false, []],
+      ['connected', 'u1', ids[3], undefined, []],
+      ['disconnected', 'u1', ids[3], true, []],
+    ]);
+  });
+
+  it('when Identify carries a presence with an invalid status, then the socket closes with 4002', async () => {
+    const { connect, send } = setup();
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'good', properties: {}, presence: { status: 'asleep', activities: [] } });
+    expect(transport.closedWith).toBe(4002);
   });
 
   it('when the client closes with 1000 or 1001, then its session ends; with another code, then it is kept to resume', async () => {

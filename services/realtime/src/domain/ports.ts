@@ -172,9 +172,27 @@ export interface Presence {
   activities: unknown[];
 }
 
-/** Where a user's presence is kept and who hears of its changes (their friends and guild members). */
+/**
+ * Where a user's presence is kept and who hears of its changes (their friends and guild members).
+ * A user is present while one of their gateway connections is, or was dropped less than a resume
+ * window ago (its session can still be resumed, as on the platform): the first makes them appear
+ * as they asked, the end of the last makes them appear offline.
+ */
 export interface PresencePort {
   update(userId: string, presence: Presence, guildIds: readonly string[]): Promise<void>;
+  /**
+   * A connection of the user is ready (identified or resumed). The user's first one makes them
+   * present as `requested` (Identify's presence), or as they last were, or online.
+   * A later one changes their presence only when it names one.
+   */
+  connected(userId: string, connectionId: string, requested: Presence | undefined, guildIds: readonly string[]): Promise<void>;
+  /**
+   * A connection of the user is gone. `resumable`: its session can still be resumed, so the user
+   * stays present until the resume window has passed without it coming back; otherwise (the
+   * client closed with 1000 or 1001, or the session was revoked) it counts no more at once.
+   * Once none counts, the user's friends and guild members see them offline.
+   */
+  disconnected(userId: string, connectionId: string, resumable: boolean, guildIds: readonly string[]): Promise<void>;
 }
 
 /** A presence as READY, PRESENCE_UPDATE and GUILD_MEMBERS_CHUNK carry it. */
