@@ -61,6 +61,21 @@ export class ManagedRolesService {
     });
   }
 
+  /** The managed role's permissions become these; GUILD_ROLE_UPDATE when they changed. */
+  async setPermissions(guildId: string, roleId: string, permissions: bigint): Promise<{ found: boolean; changed: boolean }> {
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.guilds.lock(guildId))) return { found: false, changed: false };
+      const role = await tx.roles.get(guildId, roleId);
+      if (!role?.managed) return { found: false, changed: false };
+      if (BigInt(role.permissions) === permissions) return { found: true, changed: false };
+      const updated = await tx.roles.update(roleId, { permissions });
+      await tx.emit([
+        { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } },
+      ]);
+      return { found: true, changed: true };
+    });
+  }
+
   async delete(guildId: string, roleId: string): Promise<boolean> {
     return this.store.transaction(async (tx) => {
       if (!(await tx.guilds.lock(guildId))) return false;

@@ -5,7 +5,7 @@ import { requireRowIds as ids } from '../domain/ids.js';
 import { ALL_PERMISSIONS } from '../domain/permissions.js';
 import type { GuildsDomain } from './guilds.grpc.js';
 
-/** CreateManagedRole, DeleteManagedRole, SetManagedRole (integrations' subscriber roles). */
+/** CreateManagedRole, SetManagedRolePermissions, DeleteManagedRole, SetManagedRole (integrations' subscriber roles). */
 export function managedRolesGrpc({ managedRoles }: Pick<GuildsDomain, 'managedRoles'>): Partial<ServiceImpl<typeof GuildsService>> {
   return {
     async createManagedRole({ guildId, name, permissions, botId, integrationId }) {
@@ -19,6 +19,12 @@ export function managedRolesGrpc({ managedRoles }: Pick<GuildsDomain, 'managedRo
         integrationId: integrationId || null,
       });
       return result.error === 0 ? { errorCode: 0, role: toRole(result.role) } : { errorCode: result.error };
+    },
+    async setManagedRolePermissions({ guildId, roleId, permissions }) {
+      ids(guildId, roleId);
+      if (!/^\d{1,20}$/.test(permissions))
+        throw ApiError.form({ permissions: { code: 'NUMBER_TYPE_COERCE', message: `Value "${permissions.slice(0, 24)}" is not int.` } });
+      return managedRoles.setPermissions(guildId, roleId, BigInt(permissions) & ALL_PERMISSIONS);
     },
     async deleteManagedRole({ guildId, roleId }) {
       ids(guildId, roleId);

@@ -72,6 +72,10 @@ export class GrpcGuilds implements GuildsPort {
     return role.id;
   }
 
+  async setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean> {
+    return (await this.guilds.setManagedRolePermissions({ guildId, roleId, permissions: permissions.toString() })).found;
+  }
+
   async deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
     return (await this.guilds.deleteManagedRole({ guildId, roleId })).deleted;
   }

@@ -71,6 +71,10 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     this.calls.push(`createManagedRole ${guildId}${owner.botId ? ` bot ${owner.botId} ${owner.permissions ?? 0n}` : ''}`);
     return Promise.resolve('777');
   }
+  setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean> {
+    this.calls.push(`setManagedRolePermissions ${guildId} ${roleId} ${permissions}`);
+    return Promise.resolve(true);
+  }
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
     this.calls.push(`deleteManagedRole ${guildId} ${roleId}`);
     return Promise.resolve(true);

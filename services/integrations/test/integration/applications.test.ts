@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedis } from '@kith/platform';
+import { createRedis, eventSubject } from '@kith/platform';
+import { readStoredEvents } from '@kith/platform/testing';
 import {
   api,
   authorizeInto,
@@ -258,6 +259,20 @@ const authorizeWith = (user: Body, appId: string, guildId: string, permissions: 
     permissions: String(permissions),
   });
 
+/** The permissions of each GUILD_ROLE_UPDATE guilds published for the role, in order (once its relay caught up with `count`). */
+async function roleUpdates(guildId: string, roleId: string, count = 0): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stored = await readStoredEvents<Body>(stack.nats, eventSubject('guilds', 'GUILD_ROLE_UPDATE'), stack.startedAt);
+    const found = stored
+      .map((e) => e.envelope.data)
+      .filter((d) => d.guild_id === guildId && d.role.id === roleId)
+      .map((d) => d.role.permissions as string);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const rolesOf = async (owner: Body, guildId: string) => (await api(stack, owner, 'GET', `/guilds/${guildId}/roles`)).body as Body[];
 
 describe('authorizing a bot with permissions', () => {
@@ -276,9 +291,20 @@ describe('authorizing a bot with permissions', () => {
     });
     const member = await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id });
     expect(member.member?.roleIds).toEqual([role.id]);
-    // Authorizing again makes no second role.
-    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS)).status).toBe(200);
-    expect((await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id)).toHaveLength(1);
+    // Authorizing again makes no second role: the bot's role takes the permissions asked now.
+    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS | BAN_MEMBERS)).status).toBe(200);
+    const botRoles = (await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id);
+    expect(botRoles).toEqual([expect.objectContaining({ id: role.id, permissions: String(KICK_MEMBERS | BAN_MEMBERS) })]);
+    expect(await roleUpdates(guildId, role.id, 1)).toEqual([String(KICK_MEMBERS | BAN_MEMBERS)]);
+    // The same permissions again change nothing and announce nothing.
+    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS | BAN_MEMBERS)).status).toBe(200);
+    // Asking for what the caller lacks still fails, and leaves the role as it was.
+    const helper = await newUser(stack);
+    expect((await stack.guildsGrpc.addMember({ guildId, userId: helper.userId })).errorCode).toBe(0);
+    expect((await authorizeWith(helper, app.id, guildId, SEND_MESSAGES)).body.code).toBe(50013);
+    expect((await authorizeWith(owner, app.id, guildId, SEND_MESSAGES)).status).toBe(200);
+    expect(await roleUpdates(guildId, role.id, 2)).toEqual([String(KICK_MEMBERS | BAN_MEMBERS), String(SEND_MESSAGES)]);
+    expect((await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id })).member?.roleIds).toEqual([role.id]);
 
     const [integration] = (await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
     expect(integration).not.toHaveProperty('role_id');

@@ -210,13 +210,17 @@ export class AuthorizeService {
 
   /**
    * The bot's managed role, named after it and tagged with it, holding the permissions the
-   * authorization asked for; none is made without permissions (the platform's rule) or when the
-   * bot's integration in the guild already has one.
+   * authorization asked for; none is made without permissions (the platform's rule). When the
+   * bot's integration in the guild already has one, that role takes the permissions now asked
+   * (GUILD_ROLE_UPDATE) and no other is made.
    */
   private async botRole(guildId: string, app: ApplicationRecord, botUserId: string, permissions: bigint): Promise<string | null> {
-    if (permissions === 0n) return null;
     const existing = (await this.integrations.listGuild(guildId, 1000)).find((r) => r.type === 'discord' && r.application_id === app.id);
-    if (existing?.role_id) return null;
+    if (existing?.role_id) {
+      await this.guilds.setManagedRolePermissions(guildId, existing.role_id, permissions);
+      return null;
+    }
+    if (permissions === 0n) return null;
     return this.guilds.createManagedRole(guildId, app.name, { permissions, botId: botUserId });
   }
 

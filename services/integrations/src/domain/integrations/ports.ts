@@ -51,6 +51,8 @@ export interface GuildsPort {
   addMember(guildId: string, userId: string, roleIds?: string[]): Promise<number>;
   /** A managed role for an integration (tagged with its bot or integration); its id. */
   createManagedRole(guildId: string, name: string, owner?: ManagedRoleOwner): Promise<string>;
+  /** A managed role's permissions become these (GUILD_ROLE_UPDATE when they changed); false: no such managed role. */
+  setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean>;
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean>;
   setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;

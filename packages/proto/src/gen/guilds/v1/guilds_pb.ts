@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file guilds/v1/guilds.proto.
  */
 export const file_guilds_v1_guilds: GenFile = /*@__PURE__*/
-  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEidwoYQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLcGVybWlzc2lvbnMYAyABKAkSDgoGYm90X2lkGAQgASgJEhYKDmludGVncmF0aW9uX2lkGAUgASgJIk4KGUNyZWF0ZU1hbmFnZWRSb2xlUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIdCgRyb2xlGAIgASgLMg8uZ3VpbGRzLnYxLlJvbGUiPQoYRGVsZXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3JvbGVfaWQYAiABKAkiLAoZRGVsZXRlTWFuYWdlZFJvbGVSZXNwb25zZRIPCgdkZWxldGVkGAEgASgIIlwKFVNldE1hbmFnZWRSb2xlUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEg8KB3JvbGVfaWQYAyABKAkSDwoHcHJlc2VudBgEIAEoCCI5ChZTZXRNYW5hZ2VkUm9sZVJlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdjaGFuZ2VkGAIgASgIIisKFlVuYXJjaGl2ZVRocmVhZFJlcXVlc3QSEQoJdGhyZWFkX2lkGAEgASgJIi0KF1VuYXJjaGl2ZVRocmVhZFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUidwoZU3RhcnRXZWJob29rVGhyZWFkUmVxdWVzdBIRCglwYXJlbnRfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFAoMYXBwbGllZF90YWdzGAQgAygJEhAKCG93bmVyX2lkGAUgASgJIlQKGlN0YXJ0V2ViaG9va1RocmVhZFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSIgoGdGhyZWFkGAIgASgLMhIuZ3VpbGRzLnYxLkNoYW5uZWwiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAki6wUKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSGAoLZGVzY3JpcHRpb24YCSABKAlIAIgBARIOCgZzcGxhc2gYCiABKAkSDgoGYmFubmVyGAsgASgJEhYKDmFma19jaGFubmVsX2lkGAwgASgJEhMKC2Fma190aW1lb3V0GA0gASgFEhkKEXN5c3RlbV9jaGFubmVsX2lkGA4gASgJEhwKFHN5c3RlbV9jaGFubmVsX2ZsYWdzGA8gASgFEhgKEHJ1bGVzX2NoYW5uZWxfaWQYECABKAkSIQoZcHVibGljX3VwZGF0ZXNfY2hhbm5lbF9pZBgRIAEoCRIaChJ2ZXJpZmljYXRpb25fbGV2ZWwYEiABKAUSJQodZGVmYXVsdF9tZXNzYWdlX25vdGlmaWNhdGlvbnMYEyABKAUSHwoXZXhwbGljaXRfY29udGVudF9maWx0ZXIYFCABKAUSEQoJbWZhX2xldmVsGBUgASgFEhIKCm5zZndfbGV2ZWwYFiABKAUSGAoQcHJlZmVycmVkX2xvY2FsZRgXIAEoCRIkChxwcmVtaXVtX3Byb2dyZXNzX2Jhcl9lbmFibGVkGBggASgIEhQKDHByZW1pdW1fdGllchgZIAEoBRIiChpwcmVtaXVtX3N1YnNjcmlwdGlvbl9jb3VudBgaIAEoBRITCgttYXhfbWVtYmVycxgbIAEoBRIeCgVyb2xlcxgcIAMoCzIPLmd1aWxkcy52MS5Sb2xlEhcKD3Zhbml0eV91cmxfY29kZRgdIAEoCUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24iQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIq4BChBBZGRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJdGVtcG9yYXJ5GAQgASgIEg0KBWd1ZXN0GAUgASgIEhIKCmNoYW5uZWxfaWQYBiABKAkSGwoTYnlwYXNzX3ZlcmlmaWNhdGlvbhgHIAEoCBISCgpzZXNzaW9uX2lkGAggASgJIpsBChFBZGRNZW1iZXJSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhYKDmFscmVhZHlfbWVtYmVyGAIgASgIEiEKBm1lbWJlchgDIAEoCzIRLmd1aWxkcy52MS5NZW1iZXISJQoFZ3VpbGQYBSABKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGVKBAgEEAVSCmd1aWxkX2pzb24iOAoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIicKFFJlbW92ZU1lbWJlclJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiOgoTQWRkUmVjaXBpZW50UmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkifgoUQWRkUmVjaXBpZW50UmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIZChFhbHJlYWR5X3JlY2lwaWVudBgCIAEoCBIjCgdjaGFubmVsGAQgASgLMhIuZ3VpbGRzLnYxLkNoYW5uZWxKBAgDEARSDGNoYW5uZWxfanNvbiJLChlMaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFImEKG0xpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJEg0KBWFmdGVyGAIgASgJEg0KBWxpbWl0GAMgASgFEhAKCHJlcXVpcmVkGAQgASgJIpYBChlTZWFyY2hHdWlsZE1lbWJlcnNSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEhQKDHJlcXVlc3Rlcl9pZBgCIAEoCRINCgVxdWVyeRgDIAEoCRIQCgh1c2VyX2lkcxgEIAMoCRINCgVsaW1pdBgFIAEoBRINCgVhZnRlchgGIAEoCRISCgpwcml2aWxlZ2VkGAcgASgIIlMKGlNlYXJjaEd1aWxkTWVtYmVyc1Jlc3BvbnNlEiIKB21lbWJlcnMYASADKAsyES5ndWlsZHMudjEuTWVtYmVyEhEKCW5vdF9mb3VuZBgCIAMoCSIuChpMaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRIQCgh1c2VyX2lkcxgBIAMoCSIwChxMaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIicKFEdldFJlYWR5U3RhdGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkisAEKFUdldFJlYWR5U3RhdGVSZXNwb25zZRIRCglndWlsZF9pZHMYAyADKAkSJgoGZ3VpbGRzGAQgAygLMhYuZ3VpbGRzLnYxLkd1aWxkQ3JlYXRlEiwKEHByaXZhdGVfY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAEQAkoECAIQA1ILZ3VpbGRzX2pzb25SFXByaXZhdGVfY2hhbm5lbHNfanNvbiJDChlMaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFQoNb3RoZXJfdXNlcl9pZBgCIAEoCSJXChpMaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRIRCglndWlsZF9pZHMYASADKAkSJgoGZ3VpbGRzGAIgAygLMhYuZ3VpbGRzLnYxLk11dHVhbEd1aWxkIksKC011dHVhbEd1aWxkEgoKAmlkGAEgASgJEhQKDG1lbWJlcl9jb3VudBgCIAEoBRIRCgRuaWNrGAMgASgJSACIAQFCBwoFX25pY2si0AIKBFJvbGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIYCgtkZXNjcmlwdGlvbhgDIAEoCUgAiAEBEhMKC3Blcm1pc3Npb25zGAQgASgJEhAKCHBvc2l0aW9uGAUgASgFEg0KBWNvbG9yGAYgASgFEg0KBWhvaXN0GAcgASgIEg8KB21hbmFnZWQYCCABKAgSEwoLbWVudGlvbmFibGUYCSABKAgSDAoEaWNvbhgKIAEoCRIaCg11bmljb2RlX2Vtb2ppGAsgASgJSAGIAQESDQoFZmxhZ3MYDCABKAUSEwoGYm90X2lkGA0gASgJSAKIAQESGwoOaW50ZWdyYXRpb25faWQYDiABKAlIA4gBAUIOCgxfZGVzY3JpcHRpb25CEAoOX3VuaWNvZGVfZW1vamlCCQoHX2JvdF9pZEIRCg9faW50ZWdyYXRpb25faWQiTAoTUGVybWlzc2lvbk92ZXJ3cml0ZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgFEg0KBWFsbG93GAMgASgJEgwKBGRlbnkYBCABKAkirAEKDlRocmVhZE1ldGFkYXRhEhAKCGFyY2hpdmVkGAEgASgIEh0KFWF1dG9fYXJjaGl2ZV9kdXJhdGlvbhgCIAEoBRIZChFhcmNoaXZlX3RpbWVzdGFtcBgDIAEoCRIOCgZsb2NrZWQYBCABKAgSFgoJaW52aXRhYmxlGAUgASgISACIAQESGAoQY3JlYXRlX3RpbWVzdGFtcBgGIAEoCUIMCgpfaW52aXRhYmxlIoMBCghGb3J1bVRhZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW1vZGVyYXRlZBgDIAEoCBIVCghlbW9qaV9pZBgEIAEoCUgAiAEBEhcKCmVtb2ppX25hbWUYBSABKAlIAYgBAUILCglfZW1vamlfaWRCDQoLX2Vtb2ppX25hbWUiXQoPRGVmYXVsdFJlYWN0aW9uEhUKCGVtb2ppX2lkGAEgASgJSACIAQESFwoKZW1vamlfbmFtZRgCIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSIeCgtBcHBsaWVkVGFncxIPCgd0YWdfaWRzGAEgAygJIr8BCgtHdWlsZENyZWF0ZRIfCgVndWlsZBgBIAEoCzIQLmd1aWxkcy52MS5HdWlsZBIRCglqb2luZWRfYXQYAiABKAkSDQoFbGFyZ2UYAyABKAgSIgoHbWVtYmVycxgEIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISJAoIY2hhbm5lbHMYBSADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbBIjCgd0aHJlYWRzGAYgAygLMhIuZ3VpbGRzLnYxLkNoYW5uZWwiRQoiU2V0UHJlbWl1bVN1YnNjcmlwdGlvbkNvdW50UmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRINCgVjb3VudBgCIAEoBSJMCiNTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXNwb25zZRIUCgxwcmVtaXVtX3RpZXIYASABKAUSDwoHY2hhbmdlZBgCIAEoCDLmDAoNR3VpbGRzU2VydmljZRJbChBDaGVja1Blcm1pc3Npb25zEiIuZ3VpbGRzLnYxLkNoZWNrUGVybWlzc2lvbnNSZXF1ZXN0GiMuZ3VpbGRzLnYxLkNoZWNrUGVybWlzc2lvbnNSZXNwb25zZRJDCghHZXRHdWlsZBIaLmd1aWxkcy52MS5HZXRHdWlsZFJlcXVlc3QaGy5ndWlsZHMudjEuR2V0R3VpbGRSZXNwb25zZRJJCgpHZXRDaGFubmVsEhwuZ3VpbGRzLnYxLkdldENoYW5uZWxSZXF1ZXN0Gh0uZ3VpbGRzLnYxLkdldENoYW5uZWxSZXNwb25zZRJGCglHZXRNZW1iZXISGy5ndWlsZHMudjEuR2V0TWVtYmVyUmVxdWVzdBocLmd1aWxkcy52MS5HZXRNZW1iZXJSZXNwb25zZRJGCglBZGRNZW1iZXISGy5ndWlsZHMudjEuQWRkTWVtYmVyUmVxdWVzdBocLmd1aWxkcy52MS5BZGRNZW1iZXJSZXNwb25zZRJPCgxSZW1vdmVNZW1iZXISHi5ndWlsZHMudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBofLmd1aWxkcy52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJPCgxBZGRSZWNpcGllbnQSHi5ndWlsZHMudjEuQWRkUmVjaXBpZW50UmVxdWVzdBofLmd1aWxkcy52MS5BZGRSZWNpcGllbnRSZXNwb25zZRJhChJMaXN0R3VpbGRNZW1iZXJJZHMSJC5ndWlsZHMudjEuTGlzdEd1aWxkTWVtYmVySWRzUmVxdWVzdBolLmd1aWxkcy52MS5MaXN0R3VpbGRNZW1iZXJJZHNSZXNwb25zZRJhChJTZWFyY2hHdWlsZE1lbWJlcnMSJC5ndWlsZHMudjEuU2VhcmNoR3VpbGRNZW1iZXJzUmVxdWVzdBolLmd1aWxkcy52MS5TZWFyY2hHdWlsZE1lbWJlcnNSZXNwb25zZRJnChRMaXN0Q2hhbm5lbFZpZXdlcklkcxImLmd1aWxkcy52MS5MaXN0Q2hhbm5lbFZpZXdlcklkc1JlcXVlc3QaJy5ndWlsZHMudjEuTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXNwb25zZRJSCg1HZXRSZWFkeVN0YXRlEh8uZ3VpbGRzLnYxLkdldFJlYWR5U3RhdGVSZXF1ZXN0GiAuZ3VpbGRzLnYxLkdldFJlYWR5U3RhdGVSZXNwb25zZRJhChJMaXN0TXV0dWFsR3VpbGRJZHMSJC5ndWlsZHMudjEuTGlzdE11dHVhbEd1aWxkSWRzUmVxdWVzdBolLmd1aWxkcy52MS5MaXN0TXV0dWFsR3VpbGRJZHNSZXNwb25zZRJ8ChtTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnQSLS5ndWlsZHMudjEuU2V0UHJlbWl1bVN1YnNjcmlwdGlvbkNvdW50UmVxdWVzdBouLmd1aWxkcy52MS5TZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXNwb25zZRJeChFDcmVhdGVNYW5hZ2VkUm9sZRIjLmd1aWxkcy52MS5DcmVhdGVNYW5hZ2VkUm9sZVJlcXVlc3QaJC5ndWlsZHMudjEuQ3JlYXRlTWFuYWdlZFJvbGVSZXNwb25zZRJeChFEZWxldGVNYW5hZ2VkUm9sZRIjLmd1aWxkcy52MS5EZWxldGVNYW5hZ2VkUm9sZVJlcXVlc3QaJC5ndWlsZHMudjEuRGVsZXRlTWFuYWdlZFJvbGVSZXNwb25zZRJVCg5TZXRNYW5hZ2VkUm9sZRIgLmd1aWxkcy52MS5TZXRNYW5hZ2VkUm9sZVJlcXVlc3QaIS5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVSZXNwb25zZRJYCg9VbmFyY2hpdmVUaHJlYWQSIS5ndWlsZHMudjEuVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBoiLmd1aWxkcy52MS5VbmFyY2hpdmVUaHJlYWRSZXNwb25zZRJhChJTdGFydFdlYmhvb2tUaHJlYWQSJC5ndWlsZHMudjEuU3RhcnRXZWJob29rVGhyZWFkUmVxdWVzdBolLmd1aWxkcy52MS5TdGFydFdlYmhvb2tUaHJlYWRSZXNwb25zZWIGcHJvdG8z", [file_auth_v1_auth]);
+  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEidwoYQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLcGVybWlzc2lvbnMYAyABKAkSDgoGYm90X2lkGAQgASgJEhYKDmludGVncmF0aW9uX2lkGAUgASgJIk4KGUNyZWF0ZU1hbmFnZWRSb2xlUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIdCgRyb2xlGAIgASgLMg8uZ3VpbGRzLnYxLlJvbGUiWgogU2V0TWFuYWdlZFJvbGVQZXJtaXNzaW9uc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHcm9sZV9pZBgCIAEoCRITCgtwZXJtaXNzaW9ucxgDIAEoCSJDCiFTZXRNYW5hZ2VkUm9sZVBlcm1pc3Npb25zUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHY2hhbmdlZBgCIAEoCCI9ChhEZWxldGVNYW5hZ2VkUm9sZVJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHcm9sZV9pZBgCIAEoCSIsChlEZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlEg8KB2RlbGV0ZWQYASABKAgiXAoVU2V0TWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDwoHcm9sZV9pZBgDIAEoCRIPCgdwcmVzZW50GAQgASgIIjkKFlNldE1hbmFnZWRSb2xlUmVzcG9uc2USDgoGbWVtYmVyGAEgASgIEg8KB2NoYW5nZWQYAiABKAgiKwoWVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkiLQoXVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBSJ3ChlTdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0EhEKCXBhcmVudF9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxhcHBsaWVkX3RhZ3MYBCADKAkSEAoIb3duZXJfaWQYBSABKAkiVAoaU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIiCgZ0aHJlYWQYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJiChdDaGVja1Blcm1pc3Npb25zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGd1aWxkX2lkGAIgASgJEhIKCmNoYW5uZWxfaWQYAyABKAkSEAoIcmVxdWlyZWQYBCABKAkiUAoYQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdhbGxvd2VkGAIgASgIEhMKC3Blcm1pc3Npb25zGAMgASgJIiMKD0dldEd1aWxkUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCSLrBQoFR3VpbGQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRpY29uGAMgASgJEhAKCG93bmVyX2lkGAQgASgJEiAKGGFwcHJveGltYXRlX21lbWJlcl9jb3VudBgFIAEoBRIiChphcHByb3hpbWF0ZV9wcmVzZW5jZV9jb3VudBgGIAEoBRIQCghmZWF0dXJlcxgHIAMoCRIYCgtkZXNjcmlwdGlvbhgJIAEoCUgAiAEBEg4KBnNwbGFzaBgKIAEoCRIOCgZiYW5uZXIYCyABKAkSFgoOYWZrX2NoYW5uZWxfaWQYDCABKAkSEwoLYWZrX3RpbWVvdXQYDSABKAUSGQoRc3lzdGVtX2NoYW5uZWxfaWQYDiABKAkSHAoUc3lzdGVtX2NoYW5uZWxfZmxhZ3MYDyABKAUSGAoQcnVsZXNfY2hhbm5lbF9pZBgQIAEoCRIhChlwdWJsaWNfdXBkYXRlc19jaGFubmVsX2lkGBEgASgJEhoKEnZlcmlmaWNhdGlvbl9sZXZlbBgSIAEoBRIlCh1kZWZhdWx0X21lc3NhZ2Vfbm90aWZpY2F0aW9ucxgTIAEoBRIfChdleHBsaWNpdF9jb250ZW50X2ZpbHRlchgUIAEoBRIRCgltZmFfbGV2ZWwYFSABKAUSEgoKbnNmd19sZXZlbBgWIAEoBRIYChBwcmVmZXJyZWRfbG9jYWxlGBcgASgJEiQKHHByZW1pdW1fcHJvZ3Jlc3NfYmFyX2VuYWJsZWQYGCABKAgSFAoMcHJlbWl1bV90aWVyGBkgASgFEiIKGnByZW1pdW1fc3Vic2NyaXB0aW9uX2NvdW50GBogASgFEhMKC21heF9tZW1iZXJzGBsgASgFEh4KBXJvbGVzGBwgAygLMg8uZ3VpbGRzLnYxLlJvbGUSFwoPdmFuaXR5X3VybF9jb2RlGB0gASgJQg4KDF9kZXNjcmlwdGlvbkoECAgQCVIKZ3VpbGRfanNvbiJCChBHZXRHdWlsZFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEh8KBWd1aWxkGAIgASgLMhAuZ3VpbGRzLnYxLkd1aWxkIicKEUdldENoYW5uZWxSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkijAcKB0NoYW5uZWwSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoBRIQCghndWlsZF9pZBgDIAEoCRIRCglwYXJlbnRfaWQYBCABKAkSDAoEbmFtZRgFIAEoCRIVCg1yZWNpcGllbnRfaWRzGAYgAygJEhAKCG93bmVyX2lkGAcgASgJEg0KBWZsYWdzGAkgASgFEhcKD2xhc3RfbWVzc2FnZV9pZBgKIAEoCRIoCgpyZWNpcGllbnRzGAsgAygLMhQuYXV0aC52MS5QYXJ0aWFsVXNlchIMCgRpY29uGAwgASgJEgwKBG5zZncYDSABKAgSEAoIcG9zaXRpb24YDiABKAUSPQoVcGVybWlzc2lvbl9vdmVyd3JpdGVzGA8gAygLMh4uZ3VpbGRzLnYxLlBlcm1pc3Npb25PdmVyd3JpdGUSEgoFdG9waWMYECABKAlIAIgBARIbChNyYXRlX2xpbWl0X3Blcl91c2VyGBEgASgFEhQKB2JpdHJhdGUYEiABKAVIAYgBARIXCgp1c2VyX2xpbWl0GBMgASgFSAKIAQESEgoKcnRjX3JlZ2lvbhgUIAEoCRIlCh1kZWZhdWx0X2F1dG9fYXJjaGl2ZV9kdXJhdGlvbhgVIAEoBRIrCg5hdmFpbGFibGVfdGFncxgWIAMoCzITLmd1aWxkcy52MS5Gb3J1bVRhZxI6ChZkZWZhdWx0X3JlYWN0aW9uX2Vtb2ppGBcgASgLMhouZ3VpbGRzLnYxLkRlZmF1bHRSZWFjdGlvbhIfChJkZWZhdWx0X3NvcnRfb3JkZXIYGCABKAVIA4gBARIcChRkZWZhdWx0X2ZvcnVtX2xheW91dBgZIAEoBRIqCiJkZWZhdWx0X3RocmVhZF9yYXRlX2xpbWl0X3Blcl91c2VyGBogASgFEjIKD3RocmVhZF9tZXRhZGF0YRgbIAEoCzIZLmd1aWxkcy52MS5UaHJlYWRNZXRhZGF0YRIVCg1tZXNzYWdlX2NvdW50GBwgASgFEhQKDG1lbWJlcl9jb3VudBgdIAEoBRIsCgxhcHBsaWVkX3RhZ3MYHiABKAsyFi5ndWlsZHMudjEuQXBwbGllZFRhZ3NCCAoGX3RvcGljQgoKCF9iaXRyYXRlQg0KC191c2VyX2xpbWl0QhUKE19kZWZhdWx0X3NvcnRfb3JkZXJKBAgIEAlSDGNoYW5uZWxfanNvbiJIChJHZXRDaGFubmVsUmVzcG9uc2USDQoFZm91bmQYASABKAgSIwoHY2hhbm5lbBgCIAEoCzISLmd1aWxkcy52MS5DaGFubmVsIjUKEEdldE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLJAgoGTWVtYmVyEg8KB3VzZXJfaWQYASABKAkSDAoEbmljaxgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCglqb2luZWRfYXQYBCABKAkSDwoHcGVuZGluZxgFIAEoCBIRCgl0ZW1wb3JhcnkYBiABKAgSDQoFZmxhZ3MYByABKAUSDgoGYXZhdGFyGAggASgJEhoKDXByZW1pdW1fc2luY2UYCSABKAlIAIgBARIMCgRkZWFmGAogASgIEgwKBG11dGUYCyABKAgSKQocY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbBgMIAEoCUgBiAEBEiIKBHVzZXIYDSABKAsyFC5hdXRoLnYxLlBhcnRpYWxVc2VyQhAKDl9wcmVtaXVtX3NpbmNlQh8KHV9jb21tdW5pY2F0aW9uX2Rpc2FibGVkX3VudGlsIkUKEUdldE1lbWJlclJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiEKBm1lbWJlchgCIAEoCzIRLmd1aWxkcy52MS5NZW1iZXIirgEKEEFkZE1lbWJlclJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIQCghyb2xlX2lkcxgDIAMoCRIRCgl0ZW1wb3JhcnkYBCABKAgSDQoFZ3Vlc3QYBSABKAgSEgoKY2hhbm5lbF9pZBgGIAEoCRIbChNieXBhc3NfdmVyaWZpY2F0aW9uGAcgASgIEhIKCnNlc3Npb25faWQYCCABKAkimwEKEUFkZE1lbWJlclJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSFgoOYWxyZWFkeV9tZW1iZXIYAiABKAgSIQoGbWVtYmVyGAMgASgLMhEuZ3VpbGRzLnYxLk1lbWJlchIlCgVndWlsZBgFIAEoCzIWLmd1aWxkcy52MS5HdWlsZENyZWF0ZUoECAQQBVIKZ3VpbGRfanNvbiI4ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiJwoUUmVtb3ZlTWVtYmVyUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCCI6ChNBZGRSZWNpcGllbnRSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJ+ChRBZGRSZWNpcGllbnRSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhkKEWFscmVhZHlfcmVjaXBpZW50GAIgASgIEiMKB2NoYW5uZWwYBCABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAMQBFIMY2hhbm5lbF9qc29uIksKGUxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUiYQobTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUSEAoIcmVxdWlyZWQYBCABKAkilgEKGVNlYXJjaEd1aWxkTWVtYmVyc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSFAoMcmVxdWVzdGVyX2lkGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhAKCHVzZXJfaWRzGAQgAygJEg0KBWxpbWl0GAUgASgFEg0KBWFmdGVyGAYgASgJEhIKCnByaXZpbGVnZWQYByABKAgiUwoaU2VhcmNoR3VpbGRNZW1iZXJzUmVzcG9uc2USIgoHbWVtYmVycxgBIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISEQoJbm90X2ZvdW5kGAIgAygJIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKwAQoVR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEhEKCWd1aWxkX2lkcxgDIAMoCRImCgZndWlsZHMYBCADKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGUSLAoQcHJpdmF0ZV9jaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIARACSgQIAhADUgtndWlsZHNfanNvblIVcHJpdmF0ZV9jaGFubmVsc19qc29uIkMKGUxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIlcKGkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEhEKCWd1aWxkX2lkcxgBIAMoCRImCgZndWlsZHMYAiADKAsyFi5ndWlsZHMudjEuTXV0dWFsR3VpbGQiSwoLTXV0dWFsR3VpbGQSCgoCaWQYASABKAkSFAoMbWVtYmVyX2NvdW50GAIgASgFEhEKBG5pY2sYAyABKAlIAIgBAUIHCgVfbmljayLQAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBRITCgZib3RfaWQYDSABKAlIAogBARIbCg5pbnRlZ3JhdGlvbl9pZBgOIAEoCUgDiAEBQg4KDF9kZXNjcmlwdGlvbkIQCg5fdW5pY29kZV9lbW9qaUIJCgdfYm90X2lkQhEKD19pbnRlZ3JhdGlvbl9pZCJMChNQZXJtaXNzaW9uT3ZlcndyaXRlEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSDQoFYWxsb3cYAyABKAkSDAoEZGVueRgEIAEoCSKsAQoOVGhyZWFkTWV0YWRhdGESEAoIYXJjaGl2ZWQYASABKAgSHQoVYXV0b19hcmNoaXZlX2R1cmF0aW9uGAIgASgFEhkKEWFyY2hpdmVfdGltZXN0YW1wGAMgASgJEg4KBmxvY2tlZBgEIAEoCBIWCglpbnZpdGFibGUYBSABKAhIAIgBARIYChBjcmVhdGVfdGltZXN0YW1wGAYgASgJQgwKCl9pbnZpdGFibGUigwEKCEZvcnVtVGFnEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbW9kZXJhdGVkGAMgASgIEhUKCGVtb2ppX2lkGAQgASgJSACIAQESFwoKZW1vamlfbmFtZRgFIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSJdCg9EZWZhdWx0UmVhY3Rpb24SFQoIZW1vamlfaWQYASABKAlIAIgBARIXCgplbW9qaV9uYW1lGAIgASgJSAGIAQFCCwoJX2Vtb2ppX2lkQg0KC19lbW9qaV9uYW1lIh4KC0FwcGxpZWRUYWdzEg8KB3RhZ19pZHMYASADKAkivwEKC0d1aWxkQ3JlYXRlEh8KBWd1aWxkGAEgASgLMhAuZ3VpbGRzLnYxLkd1aWxkEhEKCWpvaW5lZF9hdBgCIAEoCRINCgVsYXJnZRgDIAEoCBIiCgdtZW1iZXJzGAQgAygLMhEuZ3VpbGRzLnYxLk1lbWJlchIkCghjaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsEiMKB3RocmVhZHMYBiADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJFCiJTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWNvdW50GAIgASgFIkwKI1NldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudFJlc3BvbnNlEhQKDHByZW1pdW1fdGllchgBIAEoBRIPCgdjaGFuZ2VkGAIgASgIMt4NCg1HdWlsZHNTZXJ2aWNlElsKEENoZWNrUGVybWlzc2lvbnMSIi5ndWlsZHMudjEuQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QaIy5ndWlsZHMudjEuQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEkMKCEdldEd1aWxkEhouZ3VpbGRzLnYxLkdldEd1aWxkUmVxdWVzdBobLmd1aWxkcy52MS5HZXRHdWlsZFJlc3BvbnNlEkkKCkdldENoYW5uZWwSHC5ndWlsZHMudjEuR2V0Q2hhbm5lbFJlcXVlc3QaHS5ndWlsZHMudjEuR2V0Q2hhbm5lbFJlc3BvbnNlEkYKCUdldE1lbWJlchIbLmd1aWxkcy52MS5HZXRNZW1iZXJSZXF1ZXN0GhwuZ3VpbGRzLnYxLkdldE1lbWJlclJlc3BvbnNlEkYKCUFkZE1lbWJlchIbLmd1aWxkcy52MS5BZGRNZW1iZXJSZXF1ZXN0GhwuZ3VpbGRzLnYxLkFkZE1lbWJlclJlc3BvbnNlEk8KDFJlbW92ZU1lbWJlchIeLmd1aWxkcy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0Gh8uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEk8KDEFkZFJlY2lwaWVudBIeLmd1aWxkcy52MS5BZGRSZWNpcGllbnRSZXF1ZXN0Gh8uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlc3BvbnNlEmEKEkxpc3RHdWlsZE1lbWJlcklkcxIkLmd1aWxkcy52MS5MaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0GiUuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEmEKElNlYXJjaEd1aWxkTWVtYmVycxIkLmd1aWxkcy52MS5TZWFyY2hHdWlsZE1lbWJlcnNSZXF1ZXN0GiUuZ3VpbGRzLnYxLlNlYXJjaEd1aWxkTWVtYmVyc1Jlc3BvbnNlEmcKFExpc3RDaGFubmVsVmlld2VySWRzEiYuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBonLmd1aWxkcy52MS5MaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlElIKDUdldFJlYWR5U3RhdGUSHy5ndWlsZHMudjEuR2V0UmVhZHlTdGF0ZVJlcXVlc3QaIC5ndWlsZHMudjEuR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEmEKEkxpc3RNdXR1YWxHdWlsZElkcxIkLmd1aWxkcy52MS5MaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0GiUuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEnwKG1NldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudBItLmd1aWxkcy52MS5TZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXF1ZXN0Gi4uZ3VpbGRzLnYxLlNldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudFJlc3BvbnNlEl4KEUNyZWF0ZU1hbmFnZWRSb2xlEiMuZ3VpbGRzLnYxLkNyZWF0ZU1hbmFnZWRSb2xlUmVxdWVzdBokLmd1aWxkcy52MS5DcmVhdGVNYW5hZ2VkUm9sZVJlc3BvbnNlEnYKGVNldE1hbmFnZWRSb2xlUGVybWlzc2lvbnMSKy5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVQZXJtaXNzaW9uc1JlcXVlc3QaLC5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVQZXJtaXNzaW9uc1Jlc3BvbnNlEl4KEURlbGV0ZU1hbmFnZWRSb2xlEiMuZ3VpbGRzLnYxLkRlbGV0ZU1hbmFnZWRSb2xlUmVxdWVzdBokLmd1aWxkcy52MS5EZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlElUKDlNldE1hbmFnZWRSb2xlEiAuZ3VpbGRzLnYxLlNldE1hbmFnZWRSb2xlUmVxdWVzdBohLmd1aWxkcy52MS5TZXRNYW5hZ2VkUm9sZVJlc3BvbnNlElgKD1VuYXJjaGl2ZVRocmVhZBIhLmd1aWxkcy52MS5VbmFyY2hpdmVUaHJlYWRSZXF1ZXN0GiIuZ3VpbGRzLnYxLlVuYXJjaGl2ZVRocmVhZFJlc3BvbnNlEmEKElN0YXJ0V2ViaG9va1RocmVhZBIkLmd1aWxkcy52MS5TdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0GiUuZ3VpbGRzLnYxLlN0YXJ0V2ViaG9va1RocmVhZFJlc3BvbnNlYgZwcm90bzM", [file_auth_v1_auth]);
 
 /**
  * @generated from message guilds.v1.CreateManagedRoleRequest
@@ -80,6 +80,55 @@ export const CreateManagedRoleResponseSchema: GenMessage<CreateManagedRoleRespon
   messageDesc(file_guilds_v1_guilds, 1);
 
 /**
+ * @generated from message guilds.v1.SetManagedRolePermissionsRequest
+ */
+export type SetManagedRolePermissionsRequest = Message<"guilds.v1.SetManagedRolePermissionsRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string role_id = 2;
+   */
+  roleId: string;
+
+  /**
+   * @generated from field: string permissions = 3;
+   */
+  permissions: string;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRolePermissionsRequest.
+ * Use `create(SetManagedRolePermissionsRequestSchema)` to create a new message.
+ */
+export const SetManagedRolePermissionsRequestSchema: GenMessage<SetManagedRolePermissionsRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 2);
+
+/**
+ * @generated from message guilds.v1.SetManagedRolePermissionsResponse
+ */
+export type SetManagedRolePermissionsResponse = Message<"guilds.v1.SetManagedRolePermissionsResponse"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRolePermissionsResponse.
+ * Use `create(SetManagedRolePermissionsResponseSchema)` to create a new message.
+ */
+export const SetManagedRolePermissionsResponseSchema: GenMessage<SetManagedRolePermissionsResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 3);
+
+/**
  * @generated from message guilds.v1.DeleteManagedRoleRequest
  */
 export type DeleteManagedRoleRequest = Message<"guilds.v1.DeleteManagedRoleRequest"> & {
@@ -99,7 +148,7 @@ export type DeleteManagedRoleRequest = Message<"guilds.v1.DeleteManagedRoleReque
  * Use `create(DeleteManagedRoleRequestSchema)` to create a new message.
  */
 export const DeleteManagedRoleRequestSchema: GenMessage<DeleteManagedRoleRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 2);
+  messageDesc(file_guilds_v1_guilds, 4);
 
 /**
  * @generated from message guilds.v1.DeleteManagedRoleResponse
@@ -116,7 +165,7 @@ export type DeleteManagedRoleResponse = Message<"guilds.v1.DeleteManagedRoleResp
  * Use `create(DeleteManagedRoleResponseSchema)` to create a new message.
  */
 export const DeleteManagedRoleResponseSchema: GenMessage<DeleteManagedRoleResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 3);
+  messageDesc(file_guilds_v1_guilds, 5);
 
 /**
  * @generated from message guilds.v1.SetManagedRoleRequest
@@ -148,7 +197,7 @@ export type SetManagedRoleRequest = Message<"guilds.v1.SetManagedRoleRequest"> &
  * Use `create(SetManagedRoleRequestSchema)` to create a new message.
  */
 export const SetManagedRoleRequestSchema: GenMessage<SetManagedRoleRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 4);
+  messageDesc(file_guilds_v1_guilds, 6);
 
 /**
  * @generated from message guilds.v1.SetManagedRoleResponse
@@ -172,7 +221,7 @@ export type SetManagedRoleResponse = Message<"guilds.v1.SetManagedRoleResponse">
  * Use `create(SetManagedRoleResponseSchema)` to create a new message.
  */
 export const SetManagedRoleResponseSchema: GenMessage<SetManagedRoleResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 5);
+  messageDesc(file_guilds_v1_guilds, 7);
 
 /**
  * @generated from message guilds.v1.UnarchiveThreadRequest
@@ -189,7 +238,7 @@ export type UnarchiveThreadRequest = Message<"guilds.v1.UnarchiveThreadRequest">
  * Use `create(UnarchiveThreadRequestSchema)` to create a new message.
  */
 export const UnarchiveThreadRequestSchema: GenMessage<UnarchiveThreadRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 6);
+  messageDesc(file_guilds_v1_guilds, 8);
 
 /**
  * @generated from message guilds.v1.UnarchiveThreadResponse
@@ -208,7 +257,7 @@ export type UnarchiveThreadResponse = Message<"guilds.v1.UnarchiveThreadResponse
  * Use `create(UnarchiveThreadResponseSchema)` to create a new message.
  */
 export const UnarchiveThreadResponseSchema: GenMessage<UnarchiveThreadResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 7);
+  messageDesc(file_guilds_v1_guilds, 9);
 
 /**
  * @generated from message guilds.v1.StartWebhookThreadRequest
@@ -251,7 +300,7 @@ export type StartWebhookThreadRequest = Message<"guilds.v1.StartWebhookThreadReq
  * Use `create(StartWebhookThreadRequestSchema)` to create a new message.
  */
 export const StartWebhookThreadRequestSchema: GenMessage<StartWebhookThreadRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 8);
+  messageDesc(file_guilds_v1_guilds, 10);
 
 /**
  * @generated from message guilds.v1.StartWebhookThreadResponse
@@ -275,7 +324,7 @@ export type StartWebhookThreadResponse = Message<"guilds.v1.StartWebhookThreadRe
  * Use `create(StartWebhookThreadResponseSchema)` to create a new message.
  */
 export const StartWebhookThreadResponseSchema: GenMessage<StartWebhookThreadResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 9);
+  messageDesc(file_guilds_v1_guilds, 11);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsRequest
@@ -309,7 +358,7 @@ export type CheckPermissionsRequest = Message<"guilds.v1.CheckPermissionsRequest
  * Use `create(CheckPermissionsRequestSchema)` to create a new message.
  */
 export const CheckPermissionsRequestSchema: GenMessage<CheckPermissionsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 10);
+  messageDesc(file_guilds_v1_guilds, 12);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsResponse
@@ -338,7 +387,7 @@ export type CheckPermissionsResponse = Message<"guilds.v1.CheckPermissionsRespon
  * Use `create(CheckPermissionsResponseSchema)` to create a new message.
  */
 export const CheckPermissionsResponseSchema: GenMessage<CheckPermissionsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 11);
+  messageDesc(file_guilds_v1_guilds, 13);
 
 /**
  * @generated from message guilds.v1.GetGuildRequest
@@ -355,7 +404,7 @@ export type GetGuildRequest = Message<"guilds.v1.GetGuildRequest"> & {
  * Use `create(GetGuildRequestSchema)` to create a new message.
  */
 export const GetGuildRequestSchema: GenMessage<GetGuildRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 12);
+  messageDesc(file_guilds_v1_guilds, 14);
 
 /**
  * The guild object (GET /guilds/{id}), with its roles.
@@ -521,7 +570,7 @@ export type Guild = Message<"guilds.v1.Guild"> & {
  * Use `create(GuildSchema)` to create a new message.
  */
 export const GuildSchema: GenMessage<Guild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 13);
+  messageDesc(file_guilds_v1_guilds, 15);
 
 /**
  * @generated from message guilds.v1.GetGuildResponse
@@ -543,7 +592,7 @@ export type GetGuildResponse = Message<"guilds.v1.GetGuildResponse"> & {
  * Use `create(GetGuildResponseSchema)` to create a new message.
  */
 export const GetGuildResponseSchema: GenMessage<GetGuildResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 14);
+  messageDesc(file_guilds_v1_guilds, 16);
 
 /**
  * @generated from message guilds.v1.GetChannelRequest
@@ -560,7 +609,7 @@ export type GetChannelRequest = Message<"guilds.v1.GetChannelRequest"> & {
  * Use `create(GetChannelRequestSchema)` to create a new message.
  */
 export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 15);
+  messageDesc(file_guilds_v1_guilds, 17);
 
 /**
  * The channel object of every kind: guild channels, threads, DMs and group DMs. Which fields
@@ -747,7 +796,7 @@ export type Channel = Message<"guilds.v1.Channel"> & {
  * Use `create(ChannelSchema)` to create a new message.
  */
 export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 16);
+  messageDesc(file_guilds_v1_guilds, 18);
 
 /**
  * @generated from message guilds.v1.GetChannelResponse
@@ -769,7 +818,7 @@ export type GetChannelResponse = Message<"guilds.v1.GetChannelResponse"> & {
  * Use `create(GetChannelResponseSchema)` to create a new message.
  */
 export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 17);
+  messageDesc(file_guilds_v1_guilds, 19);
 
 /**
  * @generated from message guilds.v1.GetMemberRequest
@@ -791,7 +840,7 @@ export type GetMemberRequest = Message<"guilds.v1.GetMemberRequest"> & {
  * Use `create(GetMemberRequestSchema)` to create a new message.
  */
 export const GetMemberRequestSchema: GenMessage<GetMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 18);
+  messageDesc(file_guilds_v1_guilds, 20);
 
 /**
  * A guild member. Timestamps are ISO 8601.
@@ -878,7 +927,7 @@ export type Member = Message<"guilds.v1.Member"> & {
  * Use `create(MemberSchema)` to create a new message.
  */
 export const MemberSchema: GenMessage<Member> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 19);
+  messageDesc(file_guilds_v1_guilds, 21);
 
 /**
  * @generated from message guilds.v1.GetMemberResponse
@@ -900,7 +949,7 @@ export type GetMemberResponse = Message<"guilds.v1.GetMemberResponse"> & {
  * Use `create(GetMemberResponseSchema)` to create a new message.
  */
 export const GetMemberResponseSchema: GenMessage<GetMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 20);
+  messageDesc(file_guilds_v1_guilds, 22);
 
 /**
  * @generated from message guilds.v1.AddMemberRequest
@@ -963,7 +1012,7 @@ export type AddMemberRequest = Message<"guilds.v1.AddMemberRequest"> & {
  * Use `create(AddMemberRequestSchema)` to create a new message.
  */
 export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 21);
+  messageDesc(file_guilds_v1_guilds, 23);
 
 /**
  * @generated from message guilds.v1.AddMemberResponse
@@ -1000,7 +1049,7 @@ export type AddMemberResponse = Message<"guilds.v1.AddMemberResponse"> & {
  * Use `create(AddMemberResponseSchema)` to create a new message.
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 22);
+  messageDesc(file_guilds_v1_guilds, 24);
 
 /**
  * @generated from message guilds.v1.RemoveMemberRequest
@@ -1022,7 +1071,7 @@ export type RemoveMemberRequest = Message<"guilds.v1.RemoveMemberRequest"> & {
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 23);
+  messageDesc(file_guilds_v1_guilds, 25);
 
 /**
  * @generated from message guilds.v1.RemoveMemberResponse
@@ -1039,7 +1088,7 @@ export type RemoveMemberResponse = Message<"guilds.v1.RemoveMemberResponse"> & {
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 24);
+  messageDesc(file_guilds_v1_guilds, 26);
 
 /**
  * @generated from message guilds.v1.AddRecipientRequest
@@ -1061,7 +1110,7 @@ export type AddRecipientRequest = Message<"guilds.v1.AddRecipientRequest"> & {
  * Use `create(AddRecipientRequestSchema)` to create a new message.
  */
 export const AddRecipientRequestSchema: GenMessage<AddRecipientRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 25);
+  messageDesc(file_guilds_v1_guilds, 27);
 
 /**
  * @generated from message guilds.v1.AddRecipientResponse
@@ -1092,7 +1141,7 @@ export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
  * Use `create(AddRecipientResponseSchema)` to create a new message.
  */
 export const AddRecipientResponseSchema: GenMessage<AddRecipientResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 26);
+  messageDesc(file_guilds_v1_guilds, 28);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsRequest
@@ -1121,7 +1170,7 @@ export type ListGuildMemberIdsRequest = Message<"guilds.v1.ListGuildMemberIdsReq
  * Use `create(ListGuildMemberIdsRequestSchema)` to create a new message.
  */
 export const ListGuildMemberIdsRequestSchema: GenMessage<ListGuildMemberIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 27);
+  messageDesc(file_guilds_v1_guilds, 29);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsRequest
@@ -1156,7 +1205,7 @@ export type ListChannelViewerIdsRequest = Message<"guilds.v1.ListChannelViewerId
  * Use `create(ListChannelViewerIdsRequestSchema)` to create a new message.
  */
 export const ListChannelViewerIdsRequestSchema: GenMessage<ListChannelViewerIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 28);
+  messageDesc(file_guilds_v1_guilds, 30);
 
 /**
  * @generated from message guilds.v1.SearchGuildMembersRequest
@@ -1209,7 +1258,7 @@ export type SearchGuildMembersRequest = Message<"guilds.v1.SearchGuildMembersReq
  * Use `create(SearchGuildMembersRequestSchema)` to create a new message.
  */
 export const SearchGuildMembersRequestSchema: GenMessage<SearchGuildMembersRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 29);
+  messageDesc(file_guilds_v1_guilds, 31);
 
 /**
  * @generated from message guilds.v1.SearchGuildMembersResponse
@@ -1235,7 +1284,7 @@ export type SearchGuildMembersResponse = Message<"guilds.v1.SearchGuildMembersRe
  * Use `create(SearchGuildMembersResponseSchema)` to create a new message.
  */
 export const SearchGuildMembersResponseSchema: GenMessage<SearchGuildMembersResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 30);
+  messageDesc(file_guilds_v1_guilds, 32);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsResponse
@@ -1252,7 +1301,7 @@ export type ListGuildMemberIdsResponse = Message<"guilds.v1.ListGuildMemberIdsRe
  * Use `create(ListGuildMemberIdsResponseSchema)` to create a new message.
  */
 export const ListGuildMemberIdsResponseSchema: GenMessage<ListGuildMemberIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 31);
+  messageDesc(file_guilds_v1_guilds, 33);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsResponse
@@ -1269,7 +1318,7 @@ export type ListChannelViewerIdsResponse = Message<"guilds.v1.ListChannelViewerI
  * Use `create(ListChannelViewerIdsResponseSchema)` to create a new message.
  */
 export const ListChannelViewerIdsResponseSchema: GenMessage<ListChannelViewerIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 32);
+  messageDesc(file_guilds_v1_guilds, 34);
 
 /**
  * @generated from message guilds.v1.GetReadyStateRequest
@@ -1286,7 +1335,7 @@ export type GetReadyStateRequest = Message<"guilds.v1.GetReadyStateRequest"> & {
  * Use `create(GetReadyStateRequestSchema)` to create a new message.
  */
 export const GetReadyStateRequestSchema: GenMessage<GetReadyStateRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 33);
+  messageDesc(file_guilds_v1_guilds, 35);
 
 /**
  * @generated from message guilds.v1.GetReadyStateResponse
@@ -1317,7 +1366,7 @@ export type GetReadyStateResponse = Message<"guilds.v1.GetReadyStateResponse"> &
  * Use `create(GetReadyStateResponseSchema)` to create a new message.
  */
 export const GetReadyStateResponseSchema: GenMessage<GetReadyStateResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 34);
+  messageDesc(file_guilds_v1_guilds, 36);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsRequest
@@ -1339,7 +1388,7 @@ export type ListMutualGuildIdsRequest = Message<"guilds.v1.ListMutualGuildIdsReq
  * Use `create(ListMutualGuildIdsRequestSchema)` to create a new message.
  */
 export const ListMutualGuildIdsRequestSchema: GenMessage<ListMutualGuildIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 35);
+  messageDesc(file_guilds_v1_guilds, 37);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsResponse
@@ -1363,7 +1412,7 @@ export type ListMutualGuildIdsResponse = Message<"guilds.v1.ListMutualGuildIdsRe
  * Use `create(ListMutualGuildIdsResponseSchema)` to create a new message.
  */
 export const ListMutualGuildIdsResponseSchema: GenMessage<ListMutualGuildIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 36);
+  messageDesc(file_guilds_v1_guilds, 38);
 
 /**
  * @generated from message guilds.v1.MutualGuild
@@ -1392,7 +1441,7 @@ export type MutualGuild = Message<"guilds.v1.MutualGuild"> & {
  * Use `create(MutualGuildSchema)` to create a new message.
  */
 export const MutualGuildSchema: GenMessage<MutualGuild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 37);
+  messageDesc(file_guilds_v1_guilds, 39);
 
 /**
  * The platform's role object.
@@ -1481,7 +1530,7 @@ export type Role = Message<"guilds.v1.Role"> & {
  * Use `create(RoleSchema)` to create a new message.
  */
 export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 38);
+  messageDesc(file_guilds_v1_guilds, 40);
 
 /**
  * A channel permission overwrite: type 0 role, 1 member.
@@ -1515,7 +1564,7 @@ export type PermissionOverwrite = Message<"guilds.v1.PermissionOverwrite"> & {
  * Use `create(PermissionOverwriteSchema)` to create a new message.
  */
 export const PermissionOverwriteSchema: GenMessage<PermissionOverwrite> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 39);
+  messageDesc(file_guilds_v1_guilds, 41);
 
 /**
  * @generated from message guilds.v1.ThreadMetadata
@@ -1559,7 +1608,7 @@ export type ThreadMetadata = Message<"guilds.v1.ThreadMetadata"> & {
  * Use `create(ThreadMetadataSchema)` to create a new message.
  */
 export const ThreadMetadataSchema: GenMessage<ThreadMetadata> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 40);
+  messageDesc(file_guilds_v1_guilds, 42);
 
 /**
  * A tag of a forum or media channel.
@@ -1598,7 +1647,7 @@ export type ForumTag = Message<"guilds.v1.ForumTag"> & {
  * Use `create(ForumTagSchema)` to create a new message.
  */
 export const ForumTagSchema: GenMessage<ForumTag> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 41);
+  messageDesc(file_guilds_v1_guilds, 43);
 
 /**
  * @generated from message guilds.v1.DefaultReaction
@@ -1620,7 +1669,7 @@ export type DefaultReaction = Message<"guilds.v1.DefaultReaction"> & {
  * Use `create(DefaultReactionSchema)` to create a new message.
  */
 export const DefaultReactionSchema: GenMessage<DefaultReaction> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 42);
+  messageDesc(file_guilds_v1_guilds, 44);
 
 /**
  * @generated from message guilds.v1.AppliedTags
@@ -1637,7 +1686,7 @@ export type AppliedTags = Message<"guilds.v1.AppliedTags"> & {
  * Use `create(AppliedTagsSchema)` to create a new message.
  */
 export const AppliedTagsSchema: GenMessage<AppliedTags> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 43);
+  messageDesc(file_guilds_v1_guilds, 45);
 
 /**
  * A guild as GUILD_CREATE and READY carry it for one member: the guild, the channels and threads
@@ -1684,7 +1733,7 @@ export type GuildCreate = Message<"guilds.v1.GuildCreate"> & {
  * Use `create(GuildCreateSchema)` to create a new message.
  */
 export const GuildCreateSchema: GenMessage<GuildCreate> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 44);
+  messageDesc(file_guilds_v1_guilds, 46);
 
 /**
  * @generated from message guilds.v1.SetPremiumSubscriptionCountRequest
@@ -1706,7 +1755,7 @@ export type SetPremiumSubscriptionCountRequest = Message<"guilds.v1.SetPremiumSu
  * Use `create(SetPremiumSubscriptionCountRequestSchema)` to create a new message.
  */
 export const SetPremiumSubscriptionCountRequestSchema: GenMessage<SetPremiumSubscriptionCountRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 45);
+  messageDesc(file_guilds_v1_guilds, 47);
 
 /**
  * @generated from message guilds.v1.SetPremiumSubscriptionCountResponse
@@ -1730,7 +1779,7 @@ export type SetPremiumSubscriptionCountResponse = Message<"guilds.v1.SetPremiumS
  * Use `create(SetPremiumSubscriptionCountResponseSchema)` to create a new message.
  */
 export const SetPremiumSubscriptionCountResponseSchema: GenMessage<SetPremiumSubscriptionCountResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 46);
+  messageDesc(file_guilds_v1_guilds, 48);
 
 /**
  * The guilds service's contract for other services: permissions, lookups, membership changes
@@ -1887,6 +1936,17 @@ export const GuildsService: GenService<{
     methodKind: "unary";
     input: typeof CreateManagedRoleRequestSchema;
     output: typeof CreateManagedRoleResponseSchema;
+  },
+  /**
+   * A managed role's permissions become these (a bot re-authorized with other permissions);
+   * GUILD_ROLE_UPDATE when they changed. Not found or not managed: `found` false.
+   *
+   * @generated from rpc guilds.v1.GuildsService.SetManagedRolePermissions
+   */
+  setManagedRolePermissions: {
+    methodKind: "unary";
+    input: typeof SetManagedRolePermissionsRequestSchema;
+    output: typeof SetManagedRolePermissionsResponseSchema;
   },
   /**
    * Deletes a managed role (its integration is gone); not found or not managed: `deleted` false.
