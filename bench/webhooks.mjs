@@ -178,6 +178,8 @@ async function main() {
   await sleep(2000);
   const sends = [];
   const total = Math.round(RATE * FANOUT_S);
+  const fanoutFromUs = Number(process.hrtime.bigint() / 1000n);
+  const fanoutBefore = meter.snapshot();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: total }, async (_, i) => {
@@ -191,6 +193,17 @@ async function main() {
   );
   const achievedRate = total / ((performance.now() - started) / 1000);
   await sleep(3000);
+  // CPU per execution of the fanout stage, its deliveries to every socket included.
+  const fanoutCpu = meter.delta(fanoutBefore, meter.snapshot(), total);
+  const fanoutWindow = { fromUs: fanoutFromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
+  log(
+    `CPU µs per execution delivered to ${viewers.length} sockets: ` +
+      Object.entries(fanoutCpu.microsPerRequest)
+        .filter(([, us]) => us >= 1)
+        .sort((x, y) => y[1] - x[1])
+        .map(([label, us]) => `${label} ${fmt(us, 0)}`)
+        .join(', '),
+  );
   await closeSockets(clients);
   const requestMs = sends
     .filter((s) => s.status === 200)
@@ -213,6 +226,7 @@ async function main() {
     scenarios: [
       { key: 'me', ...meResult },
       { key: 'execute', ...execResult },
+      { key: 'fanout', window: fanoutWindow, cpu: fanoutCpu },
     ],
     ratio: execResult.rps / meResult.rps,
     uploads: { statuses, rssBeforeMiB: rssBefore / 1024, rssPeakMiB: rssPeak / 1024, growthMiB: uploadGrowthMiB },
