@@ -236,6 +236,11 @@ export class Delivery {
   }
 
   private send(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
+    if (frames.length > 1) conn.together(() => this.sendEach(conn, frames));
+    else this.sendEach(conn, frames);
+  }
+
+  private sendEach(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
     for (const { seq, streamSeq, frame, membership, guest, authSession } of frames) {
       conn.seq = seq;
       conn.streamSeq = streamSeq;
