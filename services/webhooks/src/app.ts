@@ -76,6 +76,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         guilds: new CachedGuildDirectory(guilds),
         users,
         ids,
+        reload: (id) => webhooks.reload(id),
       });
       const limits = { maxFiles: 10, maxFileBytes: config.MAX_FILE_BYTES, maxRequestBytes: config.MAX_REQUEST_BYTES };
       const deletes = new GuildDeletes(

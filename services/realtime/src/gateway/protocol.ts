@@ -133,4 +133,22 @@ export function formAccepted(form: 'bare' | 'bot' | 'bearer', owner: { bot: bool
 
 /** A server frame as sent: op 0 carries a name and a sequence number, the others neither. */
 export const dispatchFrame = (t: string, s: number | null, d: unknown): string => JSON.stringify({ op: Op.Dispatch, t, s, d });
+
+/**
+ * One event's dispatch frames, its name and data serialized once: each connection's frame differs
+ * only in its sequence number, spliced in. The same text `dispatchFrame` makes.
+ */
+export class DispatchFrames {
+  private readonly head: string;
+  private readonly tail: string;
+
+  constructor(t: string, d: unknown) {
+    this.head = `{"op":${Op.Dispatch},"t":${JSON.stringify(t)},"s":`;
+    this.tail = `,"d":${JSON.stringify(d) ?? 'null'}}`;
+  }
+
+  frame(s: number): string {
+    return this.head + s + this.tail;
+  }
+}
 export const opFrame = (op: number, d: unknown): string => JSON.stringify({ op, d, s: null, t: null });

@@ -59,6 +59,27 @@ describe('webhooks against PostgreSQL, NATS and the guilds service', () => {
     expect(left).toEqual([]);
   });
 
+  it('when another replica renames or deletes a webhook this one remembers, then the next execution posts as renamed, then not at all', async () => {
+    const { channelId } = await guildWithChannel(stack, owner);
+    const made = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'remembered' });
+    const path = `/webhooks/${made.body.id}/${made.body.token}?wait=true`;
+    expect((await api(stack, null, 'POST', path, { content: 'first' })).body.author.username).toBe('remembered');
+    // Changed behind this process's back (as another replica would): no local forgetting happens.
+    await stack.db.updateTable('webhooks').set({ name: 'renamed' }).where('id', '=', made.body.id).execute();
+    const second = await api(stack, null, 'POST', path, { content: 'second' });
+    expect(second.status).toBe(200);
+    expect(second.body.author.username).toBe('renamed');
+    await stack.db.deleteFrom('webhooks').where('id', '=', made.body.id).execute();
+    const third = await api(stack, null, 'POST', path, { content: 'third' });
+    expect(third.status).toBe(404);
+    expect(third.body.code).toBe(10015);
+    const saved = await stack.db.selectFrom('messages').select('content').where('webhook_id', '=', made.body.id).orderBy('id').execute();
+    expect(saved.map((m) => m.content)).toEqual(['first', 'second']);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox
+      WHERE subject = 'events.webhooks.MESSAGE_CREATE' AND envelope->'data'->>'webhook_id' = ${made.body.id}`.execute(stack.db);
+    expect(rows[0]!.n).toBe(2);
+  });
+
   it('when the message store has a message, then only the webhook that posted it reads it', async () => {
     const { channelId } = await guildWithChannel(stack, owner);
     const a = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'a' });
@@ -123,7 +144,13 @@ describe('application webhooks over gRPC', () => {
       const other = await guildWithChannel(stack, owner);
       expect((await client.createApplicationWebhook({ ...request, channelId: other.channelId })).errorCode).toBe(10003);
       expect((await client.createApplicationWebhook({ ...request, applicationId: 'x' })).errorCode).toBe(10003);
-      expect(await stack.db.selectFrom('webhooks').select('id').where('application_id', '=', '4343434343').execute()).toHaveLength(1);
+      const made = await stack.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('application_id', '=', '4343434343')
+        .where('guild_id', 'in', [guildId, other.guildId])
+        .execute();
+      expect(made).toHaveLength(1);
     } finally {
       client.close();
     }
