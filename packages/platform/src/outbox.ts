@@ -137,11 +137,20 @@ export class Outbox {
 }
 
 function toEnvelope(service: string, event: DomainEvent, ids: SnowflakeGenerator): EventEnvelope {
+  const now = Date.now();
+  return eventEnvelope(service, event, ids.next(now), now);
+}
+
+/**
+ * The one way an event becomes the envelope the stream carries: the outbox's, and that of an
+ * event a service publishes straight to the stream (realtime's presences and announcements).
+ * `id` is also the message id the stream drops duplicates by.
+ */
+export function eventEnvelope(service: string, event: DomainEvent, id: string, now = Date.now()): EventEnvelope {
   if (!SUBJECT_TOKEN.test(service)) throw new Error(`bad service name for event subjects: ${service}`);
   if (!SUBJECT_TOKEN.test(event.name)) throw new Error(`bad event name for event subjects: ${event.name}`);
-  const now = Date.now();
   const envelope: EventEnvelope = {
-    id: ids.next(now),
+    id,
     service,
     name: event.name,
     occurred_at: new Date(now).toISOString(),

@@ -46,7 +46,6 @@ function setup(
     append: async (writes) => writes.map(() => true),
     touch: async () => true,
     claim: async () => options.claim ?? { status: 'missing' },
-    intents: async () => 0,
     end: async (id) => void ended.push(id),
   };
   const events: EventLogPort = {
@@ -224,7 +223,7 @@ describe('GatewayService', () => {
   });
 
   it('when the token is logged out after Resume checked it, then the connection closes with 4004 and nothing is replayed', async () => {
-    const claim: ClaimResult = { status: 'ok', seq: 1, streamSeq: 7, frames: ['{"op":0,"t":"X","s":1,"d":{}}'], guildIds: [] };
+    const claim: ClaimResult = { status: 'ok', seq: 1, streamSeq: 7, frames: ['{"op":0,"t":"X","s":1,"d":{}}'], guildIds: [], intents: 0 };
     const { connect, send, delivery } = setup({
       auth: loggedOutAfterFirstCheck(),
       claim,
@@ -285,7 +284,7 @@ describe('GatewayService', () => {
 
   it('when a resume finds the stream no longer holds what the session missed, then op 9 and the session ends', async () => {
     const { connect, send, ended } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: [] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: [], intents: 0 },
       bounds: { first: 20, last: 30 },
     });
     const { conn, transport } = connect();
@@ -299,7 +298,7 @@ describe('GatewayService', () => {
     const kept = JSON.stringify({ op: 0, t: 'KEPT', s: 3, d: {} });
     const other = { ...event('OTHER'), audience: { users: ['u2'] } };
     const { connect, send } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept], guildIds: [] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept], guildIds: [], intents: 0 },
       bounds: { first: 1, last: 13 },
       stream: [
         [event('MISSED'), 11],
@@ -321,7 +320,12 @@ describe('GatewayService', () => {
   it('when guilds answers, then READY carries its guilds and private channels, and the connection follows those guilds', async () => {
     const guilds: GuildsPort = {
       searchMembers: noSearch,
-      readyState: async () => ({ guilds: [{ id: 'g1', name: 'G' }], privateChannels: [{ id: 'dm1', type: 1 }], guildIds: ['g1'] }),
+      readyState: async () => ({
+        guilds: [{ id: 'g1', name: 'G' }],
+        privateChannels: [{ id: 'dm1', type: 1 }],
+        guildIds: ['g1'],
+        intents: 0,
+      }),
     };
     const { connect, send } = setup({ guilds });
     const { conn, transport } = connect();
@@ -346,7 +350,7 @@ describe('GatewayService', () => {
   it('when a resume replays, then guild events follow the session’s guilds as they change along the stream', async () => {
     const inGuild = (name: string, guildId: string): EventEnvelope => ({ ...event(name), audience: { guilds: [guildId] } });
     const { connect, send } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: ['g1'] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: ['g1'], intents: 0 },
       bounds: { first: 1, last: 15 },
       stream: [
         [inGuild('G1_EVENT', 'g1'), 11],

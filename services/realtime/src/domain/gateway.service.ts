@@ -353,7 +353,7 @@ export class GatewayService {
     if (!conn.open) return;
     delivery.own(conn);
     conn.bot = account.bot;
-    conn.intents = await store.intents(sessionId);
+    conn.intents = claim.intents;
     conn.seq = claim.seq;
     conn.streamSeq = claim.streamSeq;
     // The session's guilds at its stream position, whichever replica served it: the replay below

@@ -38,7 +38,8 @@ export interface NewSession {
 }
 
 export type ClaimResult =
-  | { status: 'ok'; seq: number; streamSeq: number; frames: string[]; guildIds: string[] }
+  /** `intents`: those the session was identified with (what op 8 gives a bot). */
+  | { status: 'ok'; seq: number; streamSeq: number; frames: string[]; guildIds: string[]; intents: number }
   /** Unknown or expired; another user's; or a `seq` the kept frames cannot continue from. */
   | { status: 'missing' | 'user' | 'seq' };
 
@@ -84,8 +85,6 @@ export interface SessionStorePort {
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
   claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult>;
-  /** The intents the session was identified with (0 when none, or the session is gone). */
-  intents(sessionId: string): Promise<number>;
   /** Forgets the session: it can no longer be resumed. With `owner`, only while that connection owns it. */
   end(sessionId: string, owner?: string): Promise<void>;
 }

@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { eventSubject, type EventEnvelope, type Logger, type NatsConnection, type Redis } from '@kith/platform';
+import type { DomainEvent, Logger, NatsConnection, Redis } from '@kith/platform';
 import type { Presence, PresencePort, PresenceReader, PresenceView, SessionReplies } from '../domain/ports.js';
+import { publishDirect } from './direct.publish.js';
 
 /** Who a user's presence goes to beyond their guilds. */
 export interface FriendsSource {
   friendIds(userId: string): Promise<string[]>;
 }
 
-const SERVICE = 'realtime';
 const PRESENCE_UPDATE = 'PRESENCE_UPDATE';
 
 /** A connected connection's score: it counts until it goes (the largest date there is). */
@@ -132,11 +131,11 @@ export class PresencePublisher implements PresencePort, PresenceReader, SessionR
 
   private async publish(userId: string, data: PresenceView, guildIds: readonly string[]): Promise<void> {
     const friendIds = this.friends ? await this.friends.friendIds(userId) : [];
-    const events: EventEnvelope[] = [];
-    if (friendIds.length > 0) events.push(envelope({ users: friendIds }, data));
-    for (const guildId of guildIds) events.push(envelope({ guilds: [guildId] }, { ...data, guild_id: guildId }));
-    const js = this.nats.jetstream();
-    await Promise.all(events.map((e) => js.publish(eventSubject(SERVICE, PRESENCE_UPDATE), JSON.stringify(e), { msgID: e.id })));
+    const events: DomainEvent[] = [];
+    if (friendIds.length > 0) events.push({ name: PRESENCE_UPDATE, audience: { users: friendIds }, data });
+    for (const guildId of guildIds)
+      events.push({ name: PRESENCE_UPDATE, audience: { guilds: [guildId] }, data: { ...data, guild_id: guildId } });
+    await publishDirect(this.nats, events);
   }
 
   /**
@@ -161,8 +160,7 @@ export class PresencePublisher implements PresencePort, PresenceReader, SessionR
 
   /** Only the named gateway session gets it: the user's other sessions skip it (delivery's rule). */
   async send(session: { id: string; userId: string }, name: string, data: unknown): Promise<void> {
-    const e: EventEnvelope = { ...envelope({ users: [session.userId] }, data), name, internal: { gateway_session_id: session.id } };
-    await this.nats.jetstream().publish(eventSubject(SERVICE, name), JSON.stringify(e), { msgID: e.id });
+    await publishDirect(this.nats, [{ name, audience: { users: [session.userId] }, data, internal: { gateway_session_id: session.id } }]);
   }
 }
 
@@ -174,13 +172,4 @@ const view = (userId: string, presence: Presence): PresenceView => ({
   status: presence.status,
   activities: presence.activities,
   client_status: clientStatus(presence),
-});
-
-const envelope = (audience: EventEnvelope['audience'], data: unknown): EventEnvelope => ({
-  id: randomUUID(),
-  service: SERVICE,
-  name: PRESENCE_UPDATE,
-  occurred_at: new Date().toISOString(),
-  audience,
-  data,
 });
