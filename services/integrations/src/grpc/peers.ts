@@ -6,6 +6,7 @@ import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import type {
   GuildSummary,
   GuildsPort,
+  ManagedEmoji,
   ManagedRoleOwner,
   ApplicationWebhookRequest,
   ApplicationWebhookView,
@@ -74,6 +75,10 @@ export class GrpcGuilds implements GuildsPort {
 
   async setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean> {
     return (await this.guilds.setManagedRolePermissions({ guildId, roleId, permissions: permissions.toString() })).found;
+  }
+
+  async syncManagedEmojis(guildId: string, integrationId: string, emojis: ManagedEmoji[]): Promise<number> {
+    return (await this.guilds.syncManagedEmojis({ guildId, integrationId, emojis })).errorCode;
   }
 
   async deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {

@@ -75,6 +75,10 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     this.calls.push(`setManagedRolePermissions ${guildId} ${roleId} ${permissions}`);
     return Promise.resolve(true);
   }
+  syncManagedEmojis(guildId: string, integrationId: string, emojis: { sourceId: string }[]): Promise<number> {
+    this.calls.push(`syncManagedEmojis ${guildId} ${integrationId} ${emojis.map((e) => e.sourceId).join(',')}`);
+    return Promise.resolve(0);
+  }
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
     this.calls.push(`deleteManagedRole ${guildId} ${roleId}`);
     return Promise.resolve(true);

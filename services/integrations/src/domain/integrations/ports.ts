@@ -31,6 +31,15 @@ export interface GuildSummary {
 }
 
 /** What a managed role is for: a bot's permissions, or a streaming integration's subscribers. */
+/** An emoji an integration keeps in a guild: the provider's emote, usable by `roleIds` (empty: everyone). */
+export interface ManagedEmoji {
+  sourceId: string;
+  name: string;
+  animated: boolean;
+  roleIds: string[];
+  imageUrl: string;
+}
+
 export interface ManagedRoleOwner {
   permissions?: bigint;
   botId?: string;
@@ -54,6 +63,8 @@ export interface GuildsPort {
   /** A managed role's permissions become these (GUILD_ROLE_UPDATE when they changed); false: no such managed role. */
   setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean>;
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean>;
+  /** The integration's managed emojis in the guild become exactly these (GUILD_EMOJIS_UPDATE when they change); 0 or 10004. */
+  syncManagedEmojis(guildId: string, integrationId: string, emojis: ManagedEmoji[]): Promise<number>;
   setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;
   channel(channelId: string): Promise<PrivateChannel | undefined>;
