@@ -92,23 +92,33 @@ export class WebhooksService {
     const channel = await this.manageableChannel(userId, channelId);
     checkName(input.name);
     const avatar = await this.storeAvatar(input.avatar);
-    const token = newWebhookToken();
-    const record: WebhookRecord = {
-      id: this.deps.ids.next(),
+    const record = this.newRecord({
       type: WebhookType.INCOMING,
       guildId: channel.guildId,
       channelId: channel.id,
       userId,
       name: input.name,
       avatar: avatar ?? null,
-      applicationId: null,
-      tokenDigest: tokenDigest(token),
-      tokenSealed: this.deps.vault.seal(token),
-      sourceGuild: null,
-      sourceChannel: null,
-    };
+    });
     await this.insert(record, channel);
     return this.render(record, true, userId);
+  }
+
+  /** A new webhook's record: a fresh id and token (kept only digested and sealed), no owner or source unless given. */
+  private newRecord(
+    fields: Pick<WebhookRecord, 'type' | 'guildId' | 'channelId' | 'userId' | 'name' | 'avatar'> &
+      Partial<Pick<WebhookRecord, 'applicationId' | 'applicationUserId' | 'sourceGuild' | 'sourceChannel'>>,
+  ): WebhookRecord {
+    const token = newWebhookToken();
+    return {
+      applicationId: null,
+      sourceGuild: null,
+      sourceChannel: null,
+      ...fields,
+      id: this.deps.ids.next(),
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+    };
   }
 
   /** Saves a new webhook with WEBHOOKS_UPDATE for its channel, within the channel's and guild's limits. */
@@ -136,22 +146,17 @@ export class WebhooksService {
     if (existing) return { channel_id: source.id, webhook_id: existing.id };
     const guild = await this.deps.guilds.guild(source.guildId);
     if (!guild) throw ApiError.of('UNKNOWN_CHANNEL');
-    // No one is shown or given this token: posts come through it from the source, not from outside.
-    const token = newWebhookToken();
-    const record: WebhookRecord = {
-      id: this.deps.ids.next(),
+    // No one is shown or given its token: posts come through it from the source, not from outside.
+    const record = this.newRecord({
       type: WebhookType.CHANNEL_FOLLOWER,
       guildId: target.guildId,
       channelId: target.id,
       userId,
       name: [...guild.name].slice(0, 80).join(''),
       avatar: guild.icon,
-      applicationId: null,
-      tokenDigest: tokenDigest(token),
-      tokenSealed: this.deps.vault.seal(token),
       sourceGuild: { id: guild.id, name: guild.name, icon: guild.icon },
       sourceChannel: { id: source.id, name: source.name },
-    };
+    });
     await this.insert(record, target);
     return { channel_id: source.id, webhook_id: record.id };
   }
@@ -163,9 +168,7 @@ export class WebhooksService {
   async createForApplication(input: ApplicationWebhookInput): Promise<WebhookView> {
     const channel = await this.manageableChannel(input.userId, input.channelId);
     if (input.guildId !== undefined && input.guildId !== channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
-    const token = newWebhookToken();
-    const record: WebhookRecord = {
-      id: this.deps.ids.next(),
+    const record = this.newRecord({
       type: WebhookType.APPLICATION,
       guildId: channel.guildId,
       channelId: channel.id,
@@ -174,11 +177,7 @@ export class WebhooksService {
       avatar: input.avatar,
       applicationId: input.applicationId,
       applicationUserId: input.applicationUserId,
-      tokenDigest: tokenDigest(token),
-      tokenSealed: this.deps.vault.seal(token),
-      sourceGuild: null,
-      sourceChannel: null,
-    };
+    });
     await this.insert(record, channel);
     return renderWebhook(record, { vault: this.deps.vault, apiUrl: this.deps.apiUrl, showToken: true });
   }

@@ -3,6 +3,7 @@ import { createClient, sql } from '@kith/platform';
 import { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import { tokenDigest } from '../../src/domain/webhook.token.js';
 import { api, guildWithChannel, newUser, startWebhooksStack, stopWebhooksStack, type StackUser, type WebhooksStack } from './harness.js';
+import { eventually } from '@kith/platform/testing';
 
 let stack: WebhooksStack;
 let owner: StackUser;
@@ -12,14 +13,6 @@ beforeAll(async () => {
   owner = await newUser(stack);
 });
 afterAll(() => stopWebhooksStack(stack));
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition never held');
-}
 
 describe('webhooks against PostgreSQL, NATS and the guilds service', () => {
   it('when a webhook is created, then its row holds the token only sealed and digested, and its event is in the outbox', async () => {
