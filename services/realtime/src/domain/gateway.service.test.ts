@@ -240,7 +240,7 @@ describe('GatewayService', () => {
   it('when a client identifies, then READY (s 1) starts its session after the stream position of the moment', async () => {
     const { connect, send } = setup();
     const { conn, transport } = connect();
-    await send(conn, 2, { token: 'Bearer good', properties: {} });
+    await send(conn, 2, { token: 'good', properties: {} });
     expect(transport.sent.map((f) => [f.op, f.t, f.s])).toEqual([
       [10, null, null],
       [0, 'READY', 1],

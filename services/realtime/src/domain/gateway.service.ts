@@ -5,13 +5,14 @@ import {
   Op,
   QOS_HEARTBEAT,
   SESSION_ENDING_CLOSES,
-  bareToken,
   decodeFrame,
   dispatchFrame,
+  formAccepted,
   identifyData,
   isKnownOp,
   opFrame,
   presenceData,
+  presentedToken,
   resumeData,
 } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
@@ -253,7 +254,7 @@ export class GatewayService {
     const parsed = identifyData.safeParse(data);
     if (!parsed.success) return this.close(conn, Close.DecodeError);
     const identify = parsed.data;
-    const account = await auth.validate(bareToken(identify.token), conn.clientIp);
+    const account = await this.authenticate(identify.token, conn);
     if (!account) return this.close(conn, Close.AuthenticationFailed);
     // The stream's end is read before the snapshot READY carries: whatever happens after it is
     // delivered as an event (at worst repeating what the snapshot already shows), never lost
@@ -336,11 +337,11 @@ export class GatewayService {
   }
 
   private async resume(conn: GatewayConnection, data: unknown): Promise<void> {
-    const { auth, store, delivery, events } = this.deps;
+    const { store, delivery, events } = this.deps;
     const parsed = resumeData.safeParse(data);
     if (!parsed.success) return this.close(conn, Close.DecodeError);
     const { token, session_id: sessionId, seq } = parsed.data;
-    const account = await auth.validate(bareToken(token), conn.clientIp);
+    const account = await this.authenticate(token, conn);
     if (!account) return this.close(conn, Close.AuthenticationFailed);
     if (!conn.open) return;
 
@@ -393,8 +394,16 @@ export class GatewayService {
    * event before the position, its commit after the first check.
    */
   private async stillValid(token: string, conn: GatewayConnection, account: TokenOwner): Promise<boolean> {
-    const again = await this.deps.auth.validate(bareToken(token), conn.clientIp);
+    const again = await this.authenticate(token, conn);
     return again?.authSessionId === account.authSessionId;
+  }
+
+  /** The token's owner, when the token is valid and came in a form its kind may use (else none: 4004). */
+  private async authenticate(token: string, conn: GatewayConnection): Promise<TokenOwner | null> {
+    const presented = presentedToken(token);
+    if (presented.form === 'bearer' || presented.token === '') return null;
+    const owner = await this.deps.auth.validate(presented.token, conn.clientIp);
+    return owner && formAccepted(presented.form, owner) ? owner : null;
   }
 
   /** The session ended while the connection was being set up: closed as a revoked one is, nothing recorded. */

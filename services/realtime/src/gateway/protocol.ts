@@ -111,9 +111,44 @@ export function decodeFrame(raw: Buffer | ArrayBuffer | Buffer[]): ClientFrame |
   return parsed.success ? parsed.data : undefined;
 }
 
-/** `Bot x` and `Bearer x` are the token x: clients send whichever form their REST calls use. */
-export const bareToken = (token: string): string => token.replace(/^(?:Bot|Bearer)\s+/i, '').trim();
+/**
+ * The token an Identify or Resume carries, and the form it came in. On the gateway both users and
+ * bots identify with the bare token; a bot's may also come as its REST form `Bot <token>`. The
+ * scheme is matched without regard to case, as the edge matches it.
+ */
+export function presentedToken(token: string): { form: 'bare' | 'bot' | 'bearer'; token: string } {
+  const match = /^(bot|bearer)[ \t]+(.*)$/is.exec(token);
+  if (!match) return { form: 'bare', token: token.trim() };
+  return { form: match[1]!.toLowerCase() === 'bot' ? 'bot' : 'bearer', token: match[2]!.trim() };
+}
+
+/**
+ * Whether the token's owner may present it in this form, as the edge decides for REST: a user's
+ * token under `Bot ` is refused, and no OAuth2 access token (`Bearer `) exists to connect with.
+ */
+export function formAccepted(form: 'bare' | 'bot' | 'bearer', owner: { bot: boolean }): boolean {
+  if (form === 'bot') return owner.bot;
+  return form === 'bare';
+}
 
 /** A server frame as sent: op 0 carries a name and a sequence number, the others neither. */
 export const dispatchFrame = (t: string, s: number | null, d: unknown): string => JSON.stringify({ op: Op.Dispatch, t, s, d });
+
+/**
+ * One event's dispatch frames, its name and data serialized once: each connection's frame differs
+ * only in its sequence number, spliced in. The same text `dispatchFrame` makes.
+ */
+export class DispatchFrames {
+  private readonly head: string;
+  private readonly tail: string;
+
+  constructor(t: string, d: unknown) {
+    this.head = `{"op":${Op.Dispatch},"t":${JSON.stringify(t)},"s":`;
+    this.tail = `,"d":${JSON.stringify(d) ?? 'null'}}`;
+  }
+
+  frame(s: number): string {
+    return this.head + s + this.tail;
+  }
+}
 export const opFrame = (op: number, d: unknown): string => JSON.stringify({ op, d, s: null, t: null });
