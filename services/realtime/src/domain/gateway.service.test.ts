@@ -3,7 +3,16 @@ import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
 import { GatewayService } from './gateway.service.js';
-import type { AuthPort, ClaimResult, ConnectionCountsPort, EventLogPort, GuildsPort, PresencePort, SessionStorePort } from './ports.js';
+import type {
+  AuthPort,
+  ClaimResult,
+  ConnectionCountsPort,
+  EventLogPort,
+  GuildsPort,
+  PresencePort,
+  SessionStorePort,
+  SocialPort,
+} from './ports.js';
 
 const noSearch = async () => ({ members: [], notFound: [] });
 
@@ -37,6 +46,7 @@ function setup(
     auth?: AuthPort;
     presence?: PresencePort;
     connections?: ConnectionCountsPort;
+    social?: SocialPort;
   } = {},
 ) {
   let now = 0;
@@ -61,6 +71,7 @@ function setup(
     auth: options.auth ?? auth,
     ...(options.guilds ? { guilds: options.guilds } : {}),
     ...(options.presence ? { presence: options.presence } : {}),
+    ...(options.social ? { social: options.social } : {}),
     store,
     events,
     position,
@@ -124,7 +135,14 @@ describe('GatewayService', () => {
       connected: async (...args) => void calls.push(['connected', ...args]),
       disconnected: async (...args) => void calls.push(['disconnected', ...args]),
     };
-    const { gateway, connect, send } = setup({ presence });
+    // READY's relationships: one friend, one blocked user. The friends go along to be told, not asked for again.
+    const social: SocialPort = {
+      relationships: async () => [
+        { id: 'f1', type: 1 },
+        { id: 'b1', type: 2 },
+      ],
+    };
+    const { gateway, connect, send } = setup({ presence, social });
     const sessions = [
       [{ status: 'dnd', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false }, 1000],
       [{ status: 'invisible', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false }, 4000],
@@ -140,13 +158,13 @@ describe('GatewayService', () => {
     }
     await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toEqual([
-      ['connected', 'u1', ids[0], { status: 'dnd', activities: [{ name: 'Chess', type: 0 }] }, []],
+      ['connected', 'u1', ids[0], { status: 'dnd', activities: [{ name: 'Chess', type: 0 }] }, [], ['f1']],
       ['disconnected', 'u1', ids[0], false, []],
-      ['connected', 'u1', ids[1], { status: 'offline', activities: [] }, []],
+      ['connected', 'u1', ids[1], { status: 'offline', activities: [] }, [], ['f1']],
       ['disconnected', 'u1', ids[1], true, []],
-      ['connected', 'u1', ids[2], undefined, []],
+      ['connected', 'u1', ids[2], undefined, [], ['f1']],
       ['disconnected', 'u1', ids[2], false, []],
-      ['connected', 'u1', ids[3], undefined, []],
+      ['connected', 'u1', ids[3], undefined, [], ['f1']],
       ['disconnected', 'u1', ids[3], true, []],
     ]);
   });

@@ -74,6 +74,13 @@ const sessionRef = (id: string, account: TokenOwner): SessionRef => ({
   authSessionIdHash: account.authSessionIdHash,
 });
 
+/** The ids of the friends (type 1) among READY's relationships. */
+const friendsIn = (relationships: unknown[]): string[] =>
+  relationships.flatMap((r) => {
+    const { id, type } = r as { id?: unknown; type?: unknown };
+    return type === 1 && typeof id === 'string' ? [id] : [];
+  });
+
 /** A presence as others see it: invisible shows as offline, with nothing of what the user is doing. */
 const shownPresence = (status: Presence['status'] | 'invisible', activities: unknown[]): Presence =>
   status === 'invisible' || status === 'offline' ? { status: 'offline', activities: [] } : { status, activities };
@@ -128,15 +135,16 @@ export class GatewayService {
 
   /**
    * The connection is ready (identified or resumed): its user is online through it, as `requested`
-   * (Identify's presence) when they were not yet.
+   * (Identify's presence) when they were not yet. `friendIds`: the user's friends as READY just
+   * read them, so announcing the presence need not ask social again.
    */
-  private countOn(conn: GatewayConnection, userId: string, requested?: Presence): void {
+  private countOn(conn: GatewayConnection, userId: string, requested?: Presence, friendIds?: readonly string[]): void {
     const { connections, presence, logger } = this.deps;
     if (this.counted.has(conn)) return;
     this.counted.set(conn, userId);
     connections?.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
     presence
-      ?.connected(userId, conn.id, requested, [...conn.guilds])
+      ?.connected(userId, conn.id, requested, [...conn.guilds], friendIds)
       .catch((err: unknown) => logger.warn({ err }, 'presence not announced'));
   }
 
@@ -279,7 +287,7 @@ export class GatewayService {
     const [stillValid, current, relationships, guilds] = await Promise.all([
       this.stillValid(identify.token, conn, account),
       auth.currentUser(userId),
-      this.readyPart<unknown[]>('relationships', social && (() => social.relationships(userId)), []),
+      this.readyPart<unknown[] | undefined>('relationships', social && (() => social.relationships(userId)), undefined),
       this.readyPart<ReadyGuilds>('guilds', guildsPort && (() => guildsPort.readyState(userId)), {
         guilds: [],
         privateChannels: [],
@@ -289,7 +297,9 @@ export class GatewayService {
     if (!conn.open) return;
     if (!stillValid) return this.revoked(conn);
     conn.guilds = new Set(guilds.guildIds);
-    const presences = await this.friendPresences(relationships);
+    // Unread (social absent or down), the friends are asked for again when the presence is announced.
+    const friendIds = relationships && friendsIn(relationships);
+    const presences = await this.friendPresences(friendIds ?? []);
 
     const ready = dispatchFrame(
       'READY',
@@ -301,7 +311,7 @@ export class GatewayService {
         account,
         current,
         identify,
-        relationships,
+        relationships: relationships ?? [],
         guilds,
         presences,
       }),
@@ -321,17 +331,14 @@ export class GatewayService {
       conn,
       userId,
       requested && requested.status !== 'unknown' ? shownPresence(requested.status, requested.activities) : undefined,
+      friendIds,
     );
     conn.send(ready);
     await delivery.drain(conn);
   }
 
   /** READY's presences: the user's friends who are online (a presence store outage leaves it empty). */
-  private friendPresences(relationships: unknown[]): Promise<PresenceView[]> {
-    const friendIds = relationships.flatMap((r) => {
-      const { id, type } = r as { id?: unknown; type?: unknown };
-      return type === 1 && typeof id === 'string' ? [id] : [];
-    });
+  private friendPresences(friendIds: readonly string[]): Promise<PresenceView[]> {
     const reader = this.deps.presences;
     return this.readyPart('presences', reader && (() => reader.presences(friendIds)), []);
   }

@@ -182,9 +182,16 @@ export interface PresencePort {
   /**
    * A connection of the user is ready (identified or resumed). The user's first one makes them
    * present as `requested` (Identify's presence), or as they last were, or online.
-   * A later one changes their presence only when it names one.
+   * A later one changes their presence only when it names one. `friendIds`, when the caller has
+   * just read them, spare reading them again.
    */
-  connected(userId: string, connectionId: string, requested: Presence | undefined, guildIds: readonly string[]): Promise<void>;
+  connected(
+    userId: string,
+    connectionId: string,
+    requested: Presence | undefined,
+    guildIds: readonly string[],
+    friendIds?: readonly string[],
+  ): Promise<void>;
   /**
    * A connection of the user is gone. `resumable`: its session can still be resumed, so the user
    * stays present until the resume window has passed without it coming back; otherwise (the

@@ -77,25 +77,30 @@ export class PresencePublisher implements PresencePort, PresenceReader, SessionR
     this.commands = redis as unknown as PresenceCommands;
   }
 
-  async update(userId: string, presence: Presence, guildIds: readonly string[]): Promise<void> {
+  async update(userId: string, presence: Presence, guildIds: readonly string[], friendIds?: readonly string[]): Promise<void> {
     const data = view(userId, presence);
     await this.redis.set(keys(userId).kept, JSON.stringify(data));
-    await this.publish(userId, data, guildIds);
+    await this.publish(userId, data, guildIds, friendIds);
   }
 
-  async connected(userId: string, connectionId: string, requested: Presence | undefined, guildIds: readonly string[]): Promise<void> {
+  async connected(
+    userId: string,
+    connectionId: string,
+    requested: Presence | undefined,
+    guildIds: readonly string[],
+    friendIds?: readonly string[],
+  ): Promise<void> {
     const { kept, connections } = keys(userId);
     const [first, was] = await this.commands.presenceConnect(connections, kept, connectionId, this.now(), CONNECTED);
-    if (requested) {
-      // The first connection of an invisible user shows nothing new: they were offline and still appear so.
-      if (first === 1 && requested.status === 'offline') await this.redis.set(kept, JSON.stringify(view(userId, requested)));
-      else await this.update(userId, requested, guildIds);
-    } else if (first === 1) {
+    let presence = requested;
+    if (!presence && first === 1) {
       const last = was ? (JSON.parse(was) as PresenceView) : undefined;
-      const presence = last ? { status: last.status as Presence['status'], activities: last.activities } : ONLINE;
-      if (presence.status === 'offline') await this.redis.set(kept, JSON.stringify(view(userId, presence)));
-      else await this.update(userId, presence, guildIds);
+      presence = last ? { status: last.status as Presence['status'], activities: last.activities } : ONLINE;
     }
+    if (!presence) return;
+    // The first connection of an invisible user shows nothing new: they were offline and still appear so.
+    if (first === 1 && presence.status === 'offline') await this.redis.set(kept, JSON.stringify(view(userId, presence)));
+    else await this.update(userId, presence, guildIds, friendIds);
   }
 
   async disconnected(userId: string, connectionId: string, resumable: boolean, guildIds: readonly string[]): Promise<void> {
@@ -129,10 +134,11 @@ export class PresencePublisher implements PresencePort, PresenceReader, SessionR
     await this.publish(userId, view(userId, { status: 'offline', activities: [] }), guildIds);
   }
 
-  private async publish(userId: string, data: PresenceView, guildIds: readonly string[]): Promise<void> {
-    const friendIds = this.friends ? await this.friends.friendIds(userId) : [];
+  /** To the user's friends (`known`, or as social has them now) and to each of their guilds. */
+  private async publish(userId: string, data: PresenceView, guildIds: readonly string[], known?: readonly string[]): Promise<void> {
+    const friendIds = known ?? (this.friends ? await this.friends.friendIds(userId) : []);
     const events: DomainEvent[] = [];
-    if (friendIds.length > 0) events.push({ name: PRESENCE_UPDATE, audience: { users: friendIds }, data });
+    if (friendIds.length > 0) events.push({ name: PRESENCE_UPDATE, audience: { users: [...friendIds] }, data });
     for (const guildId of guildIds)
       events.push({ name: PRESENCE_UPDATE, audience: { guilds: [guildId] }, data: { ...data, guild_id: guildId } });
     await publishDirect(this.nats, events);
