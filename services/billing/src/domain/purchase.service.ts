@@ -10,9 +10,9 @@ import {
   type ChargeRequest,
   type ChargeResult,
   type Clock,
-  type CreditsStore,
   type Ids,
   type PaymentGateway,
+  type PurchaseContext,
   type PurchaseOutcome,
   type SubscriptionStore,
 } from './ports.js';
@@ -84,8 +84,6 @@ export class PurchaseService {
     private readonly ids: Ids,
     private readonly clock: Clock,
     private readonly options: PurchaseOptions,
-    /** The user's entitlement credits, applied to the first period (none when absent). */
-    private readonly credits?: CreditsStore,
   ) {}
 
   async create(userId: string, request: CreateSubscription): Promise<Purchased> {
@@ -107,12 +105,14 @@ export class PurchaseService {
   }
 
   private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Purchased> {
-    const credits = this.credits ? await this.credits.credits(userId, this.clock.now()) : [];
-    const { plans, priced, currency, used } = await this.quote(request, credits);
-    const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
-    if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
-    const source = priced.total > 0 ? await this.paymentSource(userId, request.payment_source_id) : null;
-    const customerId = source ? await this.sources.customerOf(userId) : null;
+    // The user's credits, payment source, customer and live premium tier: one read.
+    const asked = await this.catalogue.plans(request.items.map((i) => i.plan_id));
+    const premium = [...asked.values()].some((p) => p.premium_type > 0);
+    const context = await this.store.purchaseContext(userId, request.payment_source_id, this.clock.now(), premium);
+    const { plans, priced, currency, used } = await this.quote(request, context.credits);
+    if (premium && context.livePremium) throw billingError('ALREADY_SUBSCRIBED');
+    const source = priced.total > 0 ? paymentSource(request.payment_source_id, context) : null;
+    const customerId = source ? (context.customerId ?? (await this.sources.customerOf(userId))) : null;
     const chargeOf = (paymentId: string): ChargeRequest | null =>
       source && customerId
         ? {
@@ -177,15 +177,6 @@ export class PurchaseService {
     checkExpected(request.expected_invoice_price, currency, priced.total);
     checkExpected(request.expected_renewal_price, currency, full.total);
     return { plans, priced, currency, used };
-  }
-
-  private async paymentSource(userId: string, id: string | undefined) {
-    if (!id) throw billingError('PAYMENT_SOURCE_REQUIRED');
-    const source = await this.sources.get(userId, id).catch(() => {
-      throw billingError('INVALID_PAYMENT_SOURCE');
-    });
-    if (source.invalid) throw billingError('INVALID_PAYMENT_SOURCE');
-    return source;
   }
 
   private async replay(userId: string, outcome: PurchaseOutcome): Promise<Purchased> {
@@ -426,6 +417,13 @@ export class PurchaseService {
       gatewayPaymentId: result.gatewayPaymentId,
     });
   }
+}
+
+/** The payment source a purchase names, if it is the user's and usable. */
+function paymentSource(id: string | undefined, context: PurchaseContext): NonNullable<PurchaseContext['source']> {
+  if (!id) throw billingError('PAYMENT_SOURCE_REQUIRED');
+  if (!context.source || context.source.invalid) throw billingError('INVALID_PAYMENT_SOURCE');
+  return context.source;
 }
 
 /** A price the client expected that is not the one it would be charged: PRICE_MISMATCH, nothing charged. */
