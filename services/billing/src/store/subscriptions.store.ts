@@ -6,6 +6,7 @@ import type {
   Claim,
   NewSubscription,
   OpenPayment,
+  PurchaseContext,
   PurchaseOutcome,
   SlotRecord,
   SubscriptionPatch,
@@ -107,6 +108,38 @@ export class PgSubscriptionStore implements SubscriptionStore {
       JOIN plans p ON p.id = i.plan_id JOIN skus k ON k.id = p.sku_id
       WHERE s.user_id = ${userId} AND s.status <> ${SubscriptionStatus.ENDED} AND k.premium_type > 0 LIMIT 1`.execute(this.db);
     return rows.length > 0;
+  }
+
+  async purchaseContext(userId: string, sourceId: string | undefined, now: Date, premium: boolean): Promise<PurchaseContext> {
+    const { rows } = await sql<{
+      credits: { id: string; plan_id: string }[];
+      source_id: string | null;
+      gateway_source_id: string | null;
+      invalid: boolean | null;
+      customer_id: string | null;
+      live_premium: boolean;
+    }>`SELECT
+        (SELECT coalesce(json_agg(json_build_object('id', e.id::text, 'plan_id', e.plan_id::text) ORDER BY e.id), '[]'::json)
+          FROM entitlements e WHERE e.user_id = ${userId} AND e.plan_id IS NOT NULL AND NOT e.consumed AND e.starts_at <= ${now}
+            AND (e.ends_at IS NULL OR e.ends_at > ${now})) AS credits,
+        ps.id::text AS source_id, ps.gateway_source_id, ps.invalid,
+        (SELECT c.gateway_customer_id FROM customers c WHERE c.user_id = ${userId}) AS customer_id,
+        ${
+          premium
+            ? sql`EXISTS (SELECT 1 FROM subscriptions s JOIN subscription_items i ON i.subscription_id = s.id
+                JOIN plans p ON p.id = i.plan_id JOIN skus k ON k.id = p.sku_id
+                WHERE s.user_id = ${userId} AND s.status <> ${SubscriptionStatus.ENDED} AND k.premium_type > 0)`
+            : sql`false`
+        } AS live_premium
+      FROM (SELECT 1) AS one
+        LEFT JOIN payment_sources ps ON ps.id = ${sourceId ?? null} AND ps.user_id = ${userId} AND ps.deleted_at IS NULL`.execute(this.db);
+    const r = rows[0]!;
+    return {
+      credits: r.credits,
+      source: r.source_id ? { id: r.source_id, gateway_source_id: r.gateway_source_id!, invalid: r.invalid === true } : undefined,
+      customerId: r.customer_id ?? undefined,
+      livePremium: r.live_premium,
+    };
   }
 
   async latestInvoice(subscriptionId: string): Promise<Invoice | undefined> {
