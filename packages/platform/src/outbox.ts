@@ -31,24 +31,74 @@ export async function enqueueEvents<DB>(
 }
 
 /**
+ * A condition for the outbox rows of one statement: `ctes` (data-modifying common table
+ * expressions, without `WITH`) run first in the same statement, and the events are written only
+ * when the CTE named `when` has a row. One statement commits on its own, so a change and its
+ * events need no transaction around them.
+ */
+export interface OutboxGuard {
+  ctes: RawBuilder<unknown>;
+  when: string;
+}
+
+/**
  * The one statement `enqueueEvents` runs (the rows and the wake-up call together), built but not
  * sent: for a store that sends it in one message with its own writes and COMMIT. `events` must not
- * be empty.
+ * be empty. With a `guard`, its CTEs lead the statement and the events are written only if the
+ * guard's `when` CTE has a row; the statement then answers one row when they were, none otherwise.
  */
 export function outboxStatement(
   service: string,
   events: DomainEvent[],
   ids: SnowflakeGenerator,
+  guard?: OutboxGuard,
 ): { statement: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
   const headers: Record<string, string> = {};
   propagation.inject(context.active(), headers);
   const envelopes = events.map((event) => toEnvelope(service, event, ids));
+  const notify = sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
+  if (guard) {
+    if (!SUBJECT_TOKEN.test(guard.when)) throw new Error(`bad guard name: ${guard.when}`);
+    const rows = envelopes.map(
+      (e) => sql`(${e.id}::bigint, ${eventSubject(service, e.name)}::text, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
+    );
+    const statement = sql`WITH ${guard.ctes}, inserted AS (INSERT INTO outbox (id, subject, envelope, headers)
+      SELECT v.* FROM (VALUES ${sql.join(rows)}) AS v(id, subject, envelope, headers) WHERE EXISTS (SELECT 1 FROM ${sql.raw(guard.when)})
+      RETURNING 1) ${notify}`;
+    return { statement, envelopes };
+  }
   const rows = envelopes.map(
     (e) => sql`(${e.id}, ${eventSubject(service, e.name)}, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
   );
   const statement = sql`WITH inserted AS (INSERT INTO outbox (id, subject, envelope, headers) VALUES ${sql.join(rows)} RETURNING 1)
-    SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
+    ${notify}`;
   return { statement, envelopes };
+}
+
+/**
+ * The outbox INSERT alone (`RETURNING 1`), writing its rows only when `condition` holds: for a
+ * store that writes a change in one statement of data-modifying CTEs guarded by one of them (the
+ * events then commit exactly when the change does). The statement must wake the relay itself:
+ * `SELECT pg_notify(OUTBOX_CHANNEL, '') FROM (SELECT 1 FROM <this CTE> LIMIT 1) AS one`.
+ * `events` must not be empty.
+ */
+export function outboxInsertWhen(
+  service: string,
+  events: DomainEvent[],
+  ids: SnowflakeGenerator,
+  condition: RawBuilder<unknown>,
+): { insert: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  const envelopes = events.map((event) => toEnvelope(service, event, ids));
+  // VALUES in a subquery types its columns itself: the casts keep them the outbox's.
+  const rows = envelopes.map(
+    (e) => sql`(${e.id}::bigint, ${eventSubject(service, e.name)}::text, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
+  );
+  const insert = sql`INSERT INTO outbox (id, subject, envelope, headers)
+    SELECT v.id, v.subject, v.envelope, v.headers FROM (VALUES ${sql.join(rows)}) AS v (id, subject, envelope, headers)
+    WHERE ${condition} ORDER BY v.id RETURNING 1`;
+  return { insert, envelopes };
 }
 
 /** Writes one event into the outbox inside the caller's transaction (see `enqueueEvents`). */
@@ -75,18 +125,32 @@ export class Outbox {
     return enqueueEvents(trx, this.service, events, this.ids);
   }
 
+  /** The outbox INSERT for a CTE, writing only when `condition` holds (see `outboxInsertWhen`). */
+  insertWhen(events: DomainEvent[], condition: RawBuilder<unknown>): RawBuilder<unknown> {
+    return outboxInsertWhen(this.service, events, this.ids, condition).insert;
+  }
+
   /** The statement `enqueue` would run, not sent (see `outboxStatement`). */
-  statement(events: DomainEvent[]): RawBuilder<unknown> {
-    return outboxStatement(this.service, events, this.ids).statement;
+  statement(events: DomainEvent[], guard?: OutboxGuard): RawBuilder<unknown> {
+    return outboxStatement(this.service, events, this.ids, guard).statement;
   }
 }
 
 function toEnvelope(service: string, event: DomainEvent, ids: SnowflakeGenerator): EventEnvelope {
+  const now = Date.now();
+  return eventEnvelope(service, event, ids.next(now), now);
+}
+
+/**
+ * The one way an event becomes the envelope the stream carries: the outbox's, and that of an
+ * event a service publishes straight to the stream (realtime's presences and announcements).
+ * `id` is also the message id the stream drops duplicates by.
+ */
+export function eventEnvelope(service: string, event: DomainEvent, id: string, now = Date.now()): EventEnvelope {
   if (!SUBJECT_TOKEN.test(service)) throw new Error(`bad service name for event subjects: ${service}`);
   if (!SUBJECT_TOKEN.test(event.name)) throw new Error(`bad event name for event subjects: ${event.name}`);
-  const now = Date.now();
   const envelope: EventEnvelope = {
-    id: ids.next(now),
+    id,
     service,
     name: event.name,
     occurred_at: new Date(now).toISOString(),

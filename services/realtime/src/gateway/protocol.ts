@@ -60,12 +60,32 @@ export const SESSION_ENDING_CLOSES: ReadonlySet<number> = new Set([1000, 1001]);
 
 const frame = z.object({ op: z.number().int(), d: z.unknown().optional() });
 
+/** Op 3: the user's status and activities, as clients send them. */
+export const presenceData = z.looseObject({
+  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline']),
+  since: z.number().int().nonnegative().nullable().optional(),
+  activities: z.array(z.looseObject({ name: z.string().max(128), type: z.number().int().min(0).max(6) })).max(32),
+  afk: z.boolean().optional(),
+});
+export type PresenceData = z.output<typeof presenceData>;
+
+/**
+ * Identify's initial presence: op 3's, where the status may also be `unknown` (the gateway
+ * assigns it: the user's current presence, or online), as a left-out one is, and activities may
+ * be left out.
+ */
+export const identifyPresence = presenceData.extend({
+  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline', 'unknown']).default('unknown'),
+  activities: presenceData.shape.activities.default([]),
+});
+
 export const identifyData = z.looseObject({
   token: z.string().min(1),
   properties: z.record(z.string(), z.unknown()),
   intents: z.number().int().nonnegative().optional(),
   compress: z.boolean().optional(),
   shard: z.tuple([z.number().int().nonnegative(), z.number().int().positive()]).optional(),
+  presence: identifyPresence.optional(),
 });
 export type IdentifyData = z.output<typeof identifyData>;
 
@@ -75,15 +95,6 @@ export const resumeData = z.looseObject({
   seq: z.number().int().nonnegative().nullable().optional(),
 });
 export type ResumeData = z.output<typeof resumeData>;
-
-/** Op 3: the user's status and activities, as clients send them. */
-export const presenceData = z.looseObject({
-  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline']),
-  since: z.number().int().nonnegative().nullable().optional(),
-  activities: z.array(z.looseObject({ name: z.string().max(128), type: z.number().int().min(0).max(6) })).max(32),
-  afk: z.boolean().optional(),
-});
-export type PresenceData = z.output<typeof presenceData>;
 
 export type ClientFrame = z.output<typeof frame>;
 
@@ -122,4 +133,22 @@ export function formAccepted(form: 'bare' | 'bot' | 'bearer', owner: { bot: bool
 
 /** A server frame as sent: op 0 carries a name and a sequence number, the others neither. */
 export const dispatchFrame = (t: string, s: number | null, d: unknown): string => JSON.stringify({ op: Op.Dispatch, t, s, d });
+
+/**
+ * One event's dispatch frames, its name and data serialized once: each connection's frame differs
+ * only in its sequence number, spliced in. The same text `dispatchFrame` makes.
+ */
+export class DispatchFrames {
+  private readonly head: string;
+  private readonly tail: string;
+
+  constructor(t: string, d: unknown) {
+    this.head = `{"op":${Op.Dispatch},"t":${JSON.stringify(t)},"s":`;
+    this.tail = `,"d":${JSON.stringify(d) ?? 'null'}}`;
+  }
+
+  frame(s: number): string {
+    return this.head + s + this.tail;
+  }
+}
 export const opFrame = (op: number, d: unknown): string => JSON.stringify({ op, d, s: null, t: null });
