@@ -14,10 +14,11 @@ export class LookupService {
     private readonly dms: DmService,
   ) {}
 
-  async guild(guildId: string): Promise<GuildData | undefined> {
+  /** The guild with its roles; its custom emojis only when asked (other services' lookups do without). */
+  async guild(guildId: string, withEmojis = false): Promise<GuildData | undefined> {
     const guild = await this.store.guilds.get(guildId);
     if (!guild) return undefined;
-    const [roles, emojis] = await Promise.all([this.store.roles.list(guildId), this.store.emojis.list(guildId)]);
+    const [roles, emojis] = await Promise.all([this.store.roles.list(guildId), withEmojis ? this.store.emojis.list(guildId) : []]);
     return toGuild(guild, roles, emojis);
   }
 
