@@ -43,12 +43,14 @@ export class LookupService {
       this.dms.listOpen(userId),
       userOf(this.users, userId),
     ]);
+    // Every guild's emojis in one read (most guilds have none).
+    const emojis = await this.store.emojis.listMany(guildIds);
     // Concurrent reads: the pool bounds how many run at once.
     const rendered = await Promise.all(
       guildIds.map(async (guildId) => {
         const [guild, member] = await Promise.all([this.store.guilds.get(guildId), this.store.members.get(guildId, userId)]);
         // Left or deleted between the reads: not in READY.
-        return guild && member ? guildCreateFor(this.store, guild, member, self) : undefined;
+        return guild && member ? guildCreateFor(this.store, guild, member, self, undefined, emojis.get(guildId) ?? []) : undefined;
       }),
     );
     return { guilds: rendered.filter((g) => g !== undefined), privateChannels };
