@@ -12,7 +12,7 @@ import { MEMBER_FLAG_IS_GUEST, type GuestService } from './guest.service.js';
 import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
 import type { GuildsStore, GuildsTx, GuildsUnit, IdSource, UserDirectory } from './ports.js';
-import type { GuildRecord, JoinRequestRecord, MemberRecord, RoleRecord } from './records.js';
+import type { EmojiRecord, GuildRecord, JoinRequestRecord, MemberRecord, RoleRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
@@ -50,8 +50,10 @@ export async function guildCreateFor(
   user: ContractUser | undefined,
   /** The guild's roles when the caller has just read them. */
   known?: readonly RoleRecord[],
+  /** The guild's emojis when the caller has read them (READY reads every guild's at once). */
+  knownEmojis?: readonly EmojiRecord[],
 ): Promise<GuildCreate> {
-  const [roles, emojis] = await Promise.all([known ?? unit.roles.list(guild.id), unit.emojis.list(guild.id)]);
+  const [roles, emojis] = await Promise.all([known ?? unit.roles.list(guild.id), knownEmojis ?? unit.emojis.list(guild.id)]);
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,

@@ -207,6 +207,8 @@ export interface PermissionChecker {
 export interface EmojiRepository {
   /** The guild's emojis, by id. */
   list(guildId: string): Promise<EmojiRecord[]>;
+  /** The emojis of each of these guilds, by id, in one read (guilds without any are left out). */
+  listMany(guildIds: readonly string[]): Promise<Map<string, EmojiRecord[]>>;
   /** The integration's emojis in the guild. */
   ofIntegration(guildId: string, integrationId: string): Promise<EmojiRecord[]>;
   insert(emojis: readonly EmojiRecord[]): Promise<void>;

@@ -10,6 +10,23 @@ export class PgEmojis implements EmojiRepository {
     return this.db.selectFrom('emojis').selectAll().where('guild_id', '=', guildId).orderBy('id').execute();
   }
 
+  async listMany(guildIds: readonly string[]): Promise<Map<string, EmojiRecord[]>> {
+    const byGuild = new Map<string, EmojiRecord[]>();
+    if (guildIds.length === 0) return byGuild;
+    const rows = await this.db
+      .selectFrom('emojis')
+      .selectAll()
+      .where('guild_id', 'in', [...guildIds])
+      .orderBy('id')
+      .execute();
+    for (const row of rows) {
+      const list = byGuild.get(row.guild_id);
+      if (list) list.push(row);
+      else byGuild.set(row.guild_id, [row]);
+    }
+    return byGuild;
+  }
+
   ofIntegration(guildId: string, integrationId: string): Promise<EmojiRecord[]> {
     return this.db
       .selectFrom('emojis')

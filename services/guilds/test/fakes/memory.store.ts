@@ -380,6 +380,11 @@ function emojiRepository(s: () => State): EmojiRepository {
       .map(copy);
   return {
     list: async (guildId) => sorted((e) => e.guild_id === guildId),
+    async listMany(guildIds) {
+      const byGuild = new Map<string, EmojiRecord[]>();
+      for (const e of sorted((x) => guildIds.includes(x.guild_id))) byGuild.set(e.guild_id, [...(byGuild.get(e.guild_id) ?? []), e]);
+      return byGuild;
+    },
     ofIntegration: async (guildId, integrationId) => sorted((e) => e.guild_id === guildId && e.integration_id === integrationId),
     async insert(emojis) {
       for (const e of emojis) {

@@ -251,7 +251,7 @@ describe('streaming integrations', () => {
       const roleId = integration.role_id as string;
       // Off (the default): a sync makes no emojis.
       await synced(streamer, guildId, integration.id);
-      expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.emojis).toEqual([]);
+      expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toEqual([]);
 
       const on = await api(stack, streamer, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { enable_emoticons: true });
       expect(on.status).toBe(204);
@@ -270,6 +270,9 @@ describe('streaming integrations', () => {
       // The guild object carries them: over the API and in a new socket's READY / GUILD_CREATE.
       const guild = await api(stack, streamer, 'GET', `/guilds/${guildId}`);
       expect(guild.body.emojis).toEqual(first.emojis);
+      // Over gRPC only when asked: other services' guild lookups do without them.
+      expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toHaveLength(2);
+      expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.emojis).toEqual([]);
       const again = await GatewayClient.ready(`ws://127.0.0.1:${realtime.httpPort}/gateway`, streamer.token);
       const readyGuild = (again.ready.guilds as Body[]).find((g) => g.id === guildId);
       expect(readyGuild?.emojis).toEqual(first.emojis);
@@ -295,7 +298,7 @@ describe('streaming integrations', () => {
       expect((await emojisUpdate()).emojis).toHaveLength(1);
       expect((await api(stack, streamer, 'DELETE', `/guilds/${guildId}/integrations/${integration.id}`)).status).toBe(204);
       expect(await emojisUpdate()).toEqual({ guild_id: guildId, emojis: [] });
-      expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.emojis).toEqual([]);
+      expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toEqual([]);
     } finally {
       client.close();
     }
@@ -324,7 +327,7 @@ describe('streaming integrations', () => {
     });
     expect(synced.errorCode).toBe(0);
     expect(synced.emojis.map((e) => e.name).sort()).toEqual(['__', 'abc', 'x'.repeat(32)]);
-    expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.emojis).toHaveLength(3);
+    expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toHaveLength(3);
     // A role id that is not one: refused, and the set stays.
     await expect(
       stack.guildsGrpc.syncManagedEmojis({
@@ -333,7 +336,7 @@ describe('streaming integrations', () => {
         emojis: [{ sourceId: 's1', name: 'ok', animated: false, roleIds: ['role'], imageUrl: '' }],
       }),
     ).rejects.toThrow();
-    expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.emojis).toHaveLength(3);
+    expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toHaveLength(3);
   });
 
   it('when a YouTube channel (streaming_b) is enabled and synced, then its channel members with a connection get the role', async () => {

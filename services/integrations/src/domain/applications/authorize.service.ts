@@ -1,6 +1,7 @@
 import { ApiError, type ErrorName } from '@kith/platform';
 import { guildIntegrationsUpdate, integrationChanged } from '../integrations/integration.events.js';
 import { integrationView } from '../integrations/integration.view.js';
+import { joinError } from '../integrations/join-error.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import { GROUP_DM, GUILD_SCOPES, KNOWN_SCOPES, MANAGE_GUILD, type ApplicationRecord } from '../integrations/model.js';
 import type {
@@ -42,7 +43,6 @@ function withQuery(url: string, params: Record<string, string | undefined>): str
   return target.toString();
 }
 
-const JOIN_ERRORS: Record<number, ErrorName> = { 10004: 'UNKNOWN_GUILD', 40007: 'BANNED_FROM_GUILD', 30001: 'MAX_GUILDS' };
 const WEBHOOK_ERRORS: Record<number, ErrorName> = {
   10003: 'UNKNOWN_CHANNEL',
   50013: 'MISSING_PERMISSIONS',
@@ -183,9 +183,7 @@ export class AuthorizeService {
       const error = await this.guilds.addMember(guildId, app.bot_user_id, role ? [role] : []);
       if (error !== 0) {
         if (role) await this.guilds.deleteManagedRole(guildId, role);
-        throw JOIN_ERRORS[error]
-          ? ApiError.of(JOIN_ERRORS[error])
-          : new ApiError(400, { code: error, message: 'Cannot add the bot to this guild' });
+        throw joinError(error, 'Cannot add the bot to this guild');
       }
     }
     const kept = await this.integrations.transaction(async (tx) => {

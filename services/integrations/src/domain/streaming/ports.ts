@@ -1,3 +1,4 @@
+import { ApiError } from '@kith/platform';
 import type { StreamingType } from '../integrations/model.js';
 
 export interface StreamingAccount {
@@ -86,4 +87,11 @@ export interface ConnectionStates {
 export interface RefreshState {
   refreshToken: string | null;
   expiresAt: Date | null;
+}
+
+/** The adapter for a streaming type; one not configured is the platform's choice error on `type`. */
+export function providerOf(providers: ReadonlyMap<StreamingType, StreamingProvider>, type: StreamingType): StreamingProvider {
+  const provider = providers.get(type);
+  if (!provider) throw ApiError.form({ type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (twitch, youtube).' } });
+  return provider;
 }

@@ -5,7 +5,8 @@ import { integrationView } from '../integrations/integration.view.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { IntegrationRecord, StreamingType } from '../integrations/model.js';
 import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort, IntegrationsTx } from '../integrations/ports.js';
-import type { ConnectionsPort, RefreshState, StreamingAccount, StreamingProvider } from './ports.js';
+import { joinError } from '../integrations/join-error.js';
+import { providerOf, type ConnectionsPort, type RefreshState, type StreamingAccount, type StreamingProvider } from './ports.js';
 
 export interface Grant {
   user_id: string;
@@ -30,11 +31,6 @@ export interface StreamingSettings {
 }
 
 const DAY_MS = 86_400_000;
-const JOIN_ERRORS: Record<number, 'UNKNOWN_GUILD' | 'BANNED_FROM_GUILD' | 'MAX_GUILDS'> = {
-  10004: 'UNKNOWN_GUILD',
-  40007: 'BANNED_FROM_GUILD',
-  30001: 'MAX_GUILDS',
-};
 
 /** The provider refused the token (expired or revoked). */
 const refused = (err: unknown): boolean =>
@@ -205,8 +201,7 @@ export class StreamingService {
     const account = await this.streaming.isCurrentSubscriber(row.id, mine);
     if (!account) throw ApiError.of('MISSING_ACCESS');
     const error = await this.guilds.addMember(row.guild_id, userId, row.role_id ? [row.role_id] : []);
-    if (error !== 0)
-      throw JOIN_ERRORS[error] ? ApiError.of(JOIN_ERRORS[error]) : new ApiError(400, { code: error, message: 'Cannot join this guild' });
+    if (error !== 0) throw joinError(error, 'Cannot join this guild');
     if (row.role_id) await this.guilds.setManagedRole(row.guild_id, userId, row.role_id, true);
     await this.streaming.addGrant(row.id, userId, account);
   }
@@ -258,9 +253,7 @@ export class StreamingService {
   }
 
   private provider(type: StreamingType): StreamingProvider {
-    const provider = this.providers.get(type);
-    if (!provider) throw ApiError.form({ type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (twitch, youtube).' } });
-    return provider;
+    return providerOf(this.providers, type);
   }
 
   /**
