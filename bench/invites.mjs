@@ -22,7 +22,10 @@
 //
 // Knobs: BENCH_USERS [200], BENCH_GUILDS [40] (pairs = users × guilds must outlast the Accept
 // run), BENCH_DURATION [10] s, BENCH_WARMUP [2] s, BENCH_CONNECTIONS [10], BENCH_PORT_OFFSET [4700],
-// BENCH_DB_PREFIX [kith_benchinv], BENCH_LOG_LEVEL [warn], BENCH_TIMEOUT [900] s, BENCH_NO_README=1.
+// BENCH_DB_PREFIX [kith_benchinv], BENCH_LOG_LEVEL [warn], BENCH_TIMEOUT [900] s, BENCH_NO_README=1,
+// BENCH_SKIP (latency,file: leave those stages out while iterating), BENCH_CPU_PROF=<dir> (every
+// system process writes a .cpuprofile there on exit; read it with bench/cpu-top.mjs --results
+// bench/results/invites.json --window accept). Each scenario logs the CPU µs each process spent per request.
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -35,11 +38,14 @@ import { fmt, measure, percentile } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
+  CPU_PROF_DIR,
   LOG_LEVEL,
+  cpuProfPreload,
   log,
   machineInfo,
   makeKeys,
   positive,
+  preloadOptions,
   requireBuilt,
   runMain,
   saveResults,
@@ -59,12 +65,19 @@ const LATENCY_USERS = Math.round(positive('BENCH_LATENCY_USERS', 200));
 const FILE_USERS = Math.round(positive('BENCH_FILE_USERS', 100_000));
 const PARALLEL = 20;
 const BARS = { get: 0.6, accept: 0.25, guildCreate: 2, file: 10 };
+/** Stages to leave out while iterating on one (comma-separated: latency, file); the table shows them as skipped. */
+const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 
 async function main() {
   requireBuilt(['services/invites/dist/main.js']);
   const loadavgAtStart = os.loadavg();
   await dropDatabases(['auth', 'social', 'guilds', 'invites', 'integrations', 'billing', 'webhooks'].map((s) => `${DB_PREFIX}_${s}`));
-  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys: makeKeys() });
+  const env = {};
+  if (CPU_PROF_DIR) {
+    const profile = cpuProfPreload(CPU_PROF_DIR);
+    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
+  }
+  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys: makeKeys(), env });
   log(`system up: ${system.baseUrl}`);
   const origin = new URL(system.baseUrl).origin;
   const agent = new http.Agent({ keepAlive: true, maxSockets: PARALLEL });
@@ -120,11 +133,12 @@ async function main() {
   const results = [];
   for (const scenario of scenarios) {
     const r = await measure(scenario, { connections: CONNECTIONS, warmupS: WARMUP_S, durationS: DURATION_S, meter });
+    if (r.cpu) log(`  CPU µs per request: ${cpuLine(r.cpu.microsPerRequest)}`);
     results.push({ ...r, key: scenario.key });
   }
   const accepted = next;
-  const guildCreate = await guildCreateLatency(system, send, owner, latencyUsers);
-  const file = await targetUsersFile(system, send, owner);
+  const guildCreate = SKIP.has('latency') ? undefined : await guildCreateLatency(system, send, owner, latencyUsers);
+  const file = SKIP.has('file') ? undefined : await targetUsersFile(system, send, owner);
   const report = {
     date: new Date().toISOString(),
     machine: machineInfo(loadavgAtStart),
@@ -140,7 +154,7 @@ async function main() {
     },
     acceptsSent: accepted,
     pairs,
-    scenarios: results.map(({ cpu: _cpu, ...r }) => r),
+    scenarios: results.map(({ cpu, ...r }) => ({ ...r, cpuMicrosPerRequest: cpu ? rounded(cpu.microsPerRequest) : undefined })),
     guildCreate,
     file,
   };
@@ -149,6 +163,19 @@ async function main() {
   process.stdout.write(`\n${text}\n`);
   if (!readmeOff) writeReadmeSection('invites', 'Invites (issue 13)', text);
   if (results.some((r) => r.broken)) process.exitCode = 1;
+}
+
+/** The CPU each process spent per request, busiest first (µs), for the log. */
+function cpuLine(perRequest) {
+  return Object.entries(perRequest)
+    .filter(([, us]) => us >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, us]) => `${label} ${Math.round(us)}`)
+    .join(', ');
+}
+
+function rounded(perRequest) {
+  return Object.fromEntries(Object.entries(perRequest).map(([label, us]) => [label, Math.round(us)]));
 }
 
 /** A guild with a channel and an unlimited, never-expiring invite made by `owner`: its id and code. */
@@ -296,29 +323,31 @@ function render(report) {
   if (report.acceptsSent > report.pairs)
     lines.push('', `**Warning**: more accepts were sent than new-member pairs exist; raise BENCH_USERS or BENCH_GUILDS.`);
   const gc = report.guildCreate;
-  const gcRatio = gc.guildCreateP99 / gc.httpP99;
-  lines.push(
-    '',
-    `GUILD_CREATE on the new member's socket (${gc.accepts} accepts of one guild's invite, ${report.settings.connections} at a time, each user online; times from the request's start):`,
-    '',
-    '| measure | p50 ms | p99 ms | GUILD_CREATE p99 ÷ HTTP p99 | bar | refused / lost |',
-    '|---|---:|---:|---:|---|---:|',
-    `| HTTP answer to Accept Invite | ${fmt(gc.httpP50)} | ${fmt(gc.httpP99)} |  |  | ${gc.refused} |`,
-    `| GUILD_CREATE arrival | ${fmt(gc.guildCreateP50)} | ${fmt(gc.guildCreateP99)} | ${fmt(gcRatio)} | ≤ ${BARS.guildCreate}: ${gcRatio <= BARS.guildCreate && gc.lost === 0 ? 'pass' : '**FAIL**'} | ${gc.lost} |`,
-  );
+  const gcRatio = gc ? gc.guildCreateP99 / gc.httpP99 : NaN;
+  if (gc)
+    lines.push(
+      '',
+      `GUILD_CREATE on the new member's socket (${gc.accepts} accepts of one guild's invite, ${report.settings.connections} at a time, each user online; times from the request's start):`,
+      '',
+      '| measure | p50 ms | p99 ms | GUILD_CREATE p99 ÷ HTTP p99 | bar | refused / lost |',
+      '|---|---:|---:|---:|---|---:|',
+      `| HTTP answer to Accept Invite | ${fmt(gc.httpP50)} | ${fmt(gc.httpP99)} |  |  | ${gc.refused} |`,
+      `| GUILD_CREATE arrival | ${fmt(gc.guildCreateP50)} | ${fmt(gc.guildCreateP99)} | ${fmt(gcRatio)} | ≤ ${BARS.guildCreate}: ${gcRatio <= BARS.guildCreate && gc.lost === 0 ? 'pass' : '**FAIL**'} | ${gc.lost} |`,
+    );
   const f = report.file;
-  const fRatio = f.totalMs / f.copyMs;
-  lines.push(
-    '',
-    `Target users file of ${f.users.toLocaleString('en-US')} user ids (users seeded into auth's table; the file's ids checked with auth's FindUnknownUserIds, 10,000 a call):`,
-    '',
-    '| measure | ms | × COPY | bar |',
-    '|---|---:|---:|---|',
-    `| PostgreSQL COPY of the same CSV into a (code, user_id)-keyed logged table | ${fmt(f.copyMs, 0)} | 1.00 |  |`,
-    `| upload through the gateway (Create Channel Invite answered) | ${fmt(f.uploadMs, 0)} | ${fmt(f.uploadMs / f.copyMs)} |  |`,
-    `| job until its completing transaction began (database clock) | ${fmt(f.jobMs, 0)} | ${fmt(f.jobMs / f.copyMs)} |  |`,
-    `| upload start → job COMPLETED | ${fmt(f.totalMs, 0)} | ${fmt(fRatio)} | < ${BARS.file}: ${fRatio < BARS.file ? 'pass' : '**FAIL**'} |`,
-  );
+  const fRatio = f ? f.totalMs / f.copyMs : NaN;
+  if (f)
+    lines.push(
+      '',
+      `Target users file of ${f.users.toLocaleString('en-US')} user ids (users seeded into auth's table; the file's ids checked with auth's FindUnknownUserIds, 10,000 a call):`,
+      '',
+      '| measure | ms | × COPY | bar |',
+      '|---|---:|---:|---|',
+      `| PostgreSQL COPY of the same CSV into a (code, user_id)-keyed logged table | ${fmt(f.copyMs, 0)} | 1.00 |  |`,
+      `| upload through the gateway (Create Channel Invite answered) | ${fmt(f.uploadMs, 0)} | ${fmt(f.uploadMs / f.copyMs)} |  |`,
+      `| job until its completing transaction began (database clock) | ${fmt(f.jobMs, 0)} | ${fmt(f.jobMs / f.copyMs)} |  |`,
+      `| upload start → job COMPLETED | ${fmt(f.totalMs, 0)} | ${fmt(fRatio)} | < ${BARS.file}: ${fRatio < BARS.file ? 'pass' : '**FAIL**'} |`,
+    );
   lines.push(
     '',
     'Accept is measured with every user joining the same guild in turn (guild-major pairs, a popular invite). Joins of one guild no longer take turns (guilds only key-share locks the guild row and counts members in counter slots): Accept went from 0.07× (loaded machine) to 0.15× (loaded) and 0.12× (quiet machine, 2026-11-25 05:38), still under its 0.25 bar; what is left is CPU per accept across gateway, invites, guilds, auth and PostgreSQL (a join is one transaction of about ten statements plus the GUILD_CREATE render, and an accept crosses five processes where the baseline crosses two): the next step is a CPU profile of an accept (BENCH_CPU_PROF).',

@@ -38,8 +38,7 @@ export async function visibleGuildChannels(
   guildId: string,
   ctx: GuildPermissionContext,
 ): Promise<ChannelData[]> {
-  const rows = await unit.channels.listInGuild(guildId);
-  const overwrites = await unit.channels.overwritesOf(rows.map((r) => r.id));
+  const { rows, overwrites } = await unit.channels.listInGuildWithOverwrites(guildId);
   return rows.flatMap((row) => {
     const own = overwrites.get(row.id) ?? [];
     return channelPermissions(ctx, own) & Permission.VIEW_CHANNEL ? [toChannel(row, own)] : [];

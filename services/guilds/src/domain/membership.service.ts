@@ -108,8 +108,7 @@ export class MembershipService {
     return this.store.transaction(async (tx) => {
       // The user's memberships one change at a time (the 100-guild cap); the guild only kept from
       // being deleted meanwhile, so joins to one guild do not wait for each other.
-      await tx.members.lockUser(userId);
-      const guild = await tx.guilds.share(guildId);
+      const guild = await tx.guilds.share(guildId, userId);
       if (!guild) return { error: 10004 as const };
       const { member: existing, banned, guildCount } = await tx.members.standing(guildId, userId);
       if (existing)

@@ -96,6 +96,12 @@ const GUILD_MEDIA = 16;
 
 /** "Timed out members will temporarily lose all permissions except VIEW_CHANNEL and READ_MESSAGE_HISTORY." */
 export const TIMED_OUT_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY;
+/**
+ * A member still behind the guild's member verification gate (`pending`): they may look, not take
+ * part ("cannot send messages, react, connect to voice" until they complete the gate), so they keep
+ * what a timed-out member keeps: VIEW_CHANNEL and READ_MESSAGE_HISTORY.
+ */
+export const PENDING_PERMISSIONS = Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY;
 /** "This also applies to quarantined members, with the addition of the CHANGE_NICKNAME permission." */
 export const QUARANTINED_PERMISSIONS = TIMED_OUT_PERMISSIONS | Permission.CHANGE_NICKNAME;
 
@@ -148,6 +154,8 @@ export interface GuildPermissionContext {
   timedOut?: boolean;
   /** Quarantined now (one of QUARANTINE_MEMBER_FLAGS). */
   quarantined?: boolean;
+  /** Not past the guild's member verification gate yet. */
+  pending?: boolean;
 }
 
 /** A channel's overwrites indexed by target: built once per channel version, read by every check. */
@@ -185,9 +193,10 @@ function rolePermissions(ctx: GuildPermissionContext): bigint {
   return permissions;
 }
 
-/** Owners and administrators are exempt from timeouts and quarantine; everyone else keeps only this. */
+/** Owners and administrators are exempt from timeouts, quarantine and the verification gate; everyone else keeps only this. */
 function restrict(ctx: GuildPermissionContext, permissions: bigint): bigint {
   if (ctx.timedOut) return permissions & TIMED_OUT_PERMISSIONS;
+  if (ctx.pending) return permissions & PENDING_PERMISSIONS;
   if (ctx.quarantined) return permissions & QUARANTINED_PERMISSIONS;
   return permissions;
 }

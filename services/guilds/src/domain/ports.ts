@@ -34,7 +34,11 @@ export interface GuildRepository {
   /** Locks the guild row until the transaction ends (role positions, counts, ownership change one at a time). */
   lock(guildId: string): Promise<GuildRecord | undefined>;
   /** Keeps the guild from being deleted until the transaction ends, without holding up other lockers (joins). */
-  share(guildId: string): Promise<GuildRecord | undefined>;
+  /**
+   * The guild FOR KEY SHARE; with `lockingUser`, that user's membership lock (members' lockUser) is
+   * taken in the same round trip (before the guild row is locked).
+   */
+  share(guildId: string, lockingUser?: string): Promise<GuildRecord | undefined>;
   get(guildId: string): Promise<GuildRecord | undefined>;
   insert(guild: NewGuild): Promise<void>;
   update(guildId: string, changes: GuildColumns): Promise<GuildRecord>;
@@ -134,6 +138,8 @@ export interface ChannelRepository {
   overwrites(channelId: string): Promise<Overwrite[]>;
   /** Overwrites of several channels at once (every id present in the answer). */
   overwritesOf(channelIds: readonly string[]): Promise<Map<string, Overwrite[]>>;
+  /** listInGuild and overwritesOf in one round trip: the guild's non-thread channels with their overwrites. */
+  listInGuildWithOverwrites(guildId: string): Promise<{ rows: ChannelRecord[]; overwrites: Map<string, Overwrite[]> }>;
   replaceOverwrites(channelId: string, overwrites: readonly Overwrite[]): Promise<void>;
   putOverwrite(channelId: string, overwrite: Overwrite): Promise<void>;
   deleteOverwrite(channelId: string, targetId: string): Promise<boolean>;

@@ -26,12 +26,14 @@ export function membershipGrpc({
       return member ? { found: true, member } : { found: false };
     },
 
-    async addMember({ guildId, userId, roleIds, temporary, guest, bypassVerification, sessionId, channelId }) {
+    async addMember({ guildId, userId, roleIds, temporary, guest, bypassVerification, sessionId, channelId, omitGuild }) {
       ids(guildId, userId, ...roleIds);
       if (guest && channelId) ids(channelId);
       const result = await membership.join(guildId, userId, { roleIds, temporary, guest, bypassVerification, sessionId, channelId });
       if (result.error !== 0) return { errorCode: result.error };
-      return { errorCode: 0, alreadyMember: result.alreadyMember, member: toMember(result.member), guild: result.guild };
+      const member = toMember(result.member);
+      if (omitGuild) return { errorCode: 0, alreadyMember: result.alreadyMember, member };
+      return { errorCode: 0, alreadyMember: result.alreadyMember, member, guild: result.guild };
     },
 
     async removeMember({ guildId, userId }) {

@@ -39,6 +39,8 @@ interface CheckRow {
   /** `communication_disabled_until` is in the future (by the database's clock, which wrote it). */
   timed_out: boolean;
   member_flags: number | null;
+  /** Not past the member verification gate yet (false for a non-member). */
+  pending: boolean;
   role_ids: string[];
   channel_guild_id: string | null;
   channel_type: number | null;
@@ -161,6 +163,7 @@ export class PgAccess implements PermissionChecker {
       memberRoleIds: row.role_ids,
       timedOut: row.timed_out,
       quarantined,
+      pending: row.pending,
     };
   }
 

@@ -87,6 +87,25 @@ export class PgChannels implements ChannelRepository {
     return rows.map(toOverwrite);
   }
 
+  async listInGuildWithOverwrites(guildId: string): Promise<{ rows: ChannelRecord[]; overwrites: Map<string, Overwrite[]> }> {
+    const { rows: joined } = await sql<ChannelRecord & { o_target_id: string | null; o_type: number; o_allow: string; o_deny: string }>`
+      SELECT c.*, o.target_id AS o_target_id, o.type AS o_type, o.allow AS o_allow, o.deny AS o_deny
+      FROM channels c LEFT JOIN permission_overwrites o ON o.channel_id = c.id
+      WHERE c.guild_id = ${guildId} AND c.type NOT IN (${sql.join(THREAD_TYPES)})
+      ORDER BY c.position, c.id`.execute(this.db);
+    const rows: ChannelRecord[] = [];
+    const overwrites = new Map<string, Overwrite[]>();
+    for (const { o_target_id, o_type, o_allow, o_deny, ...channel } of joined) {
+      let own = overwrites.get(channel.id);
+      if (!own) {
+        overwrites.set(channel.id, (own = []));
+        rows.push(channel as ChannelRecord);
+      }
+      if (o_target_id !== null) own.push(toOverwrite({ target_id: o_target_id, type: o_type, allow: o_allow, deny: o_deny }));
+    }
+    return { rows, overwrites };
+  }
+
   async overwritesOf(channelIds: readonly string[]): Promise<Map<string, Overwrite[]>> {
     const map = new Map<string, Overwrite[]>(channelIds.map((id) => [id, []]));
     if (channelIds.length === 0) return map;

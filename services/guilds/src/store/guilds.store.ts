@@ -2,6 +2,7 @@ import { sql, type Kysely } from '@kith/platform';
 import type { Transaction } from 'kysely';
 import type { GuildRepository } from '../domain/ports.js';
 import type { GuildColumns, GuildRecord, IdPage, MutualGuild, NewGuild } from '../domain/records.js';
+import { MEMBERSHIP_LOCK_SPACE } from './members.store.js';
 import type { GuildsDatabase } from './schema.js';
 
 /** A database handle or an open transaction: every statement below works in either. */
@@ -30,8 +31,19 @@ export class PgGuilds implements GuildRepository {
    * FOR KEY SHARE: the guild cannot be deleted until the transaction ends, while edits, role
    * changes and other joins go on (joins to one guild no longer take turns).
    */
-  share(guildId: string): Promise<GuildRecord | undefined> {
-    return this.db.selectFrom('guilds').selectAll().select(memberCount).where('id', '=', guildId).forKeyShare().executeTakeFirst();
+  async share(guildId: string, lockingUser?: string): Promise<GuildRecord | undefined> {
+    if (lockingUser === undefined)
+      return this.db.selectFrom('guilds').selectAll().select(memberCount).where('id', '=', guildId).forKeyShare().executeTakeFirst();
+    // The lock first (the outer side of the lateral join), then the guild row: one round trip
+    // instead of two. The reads that need the lock (the user's guild count) come in later statements.
+    const { rows } = await sql<GuildRecord & { present: boolean | null }>`
+      SELECT g.* FROM (SELECT pg_advisory_xact_lock(${MEMBERSHIP_LOCK_SPACE}, hashtext(${lockingUser}))) AS l
+      LEFT JOIN LATERAL (
+        SELECT guilds.*, (SELECT coalesce(sum(c.n), 0)::int FROM guild_member_counts c WHERE c.guild_id = guilds.id) AS member_count
+        FROM guilds WHERE id = ${guildId} FOR KEY SHARE
+      ) AS g ON true`.execute(this.db);
+    const row = rows[0];
+    return row && row.id !== null ? row : undefined;
   }
 
   get(guildId: string): Promise<GuildRecord | undefined> {

@@ -4,7 +4,7 @@ import type { BanRecord, IdPage, MemberColumns, MemberRecord, NewMember } from '
 import type { Db } from './guilds.store.js';
 
 /** Arbitrary constant naming "a user's guild memberships" among this database's advisory locks. */
-const MEMBERSHIP_LOCK_SPACE = 7_340_501;
+export const MEMBERSHIP_LOCK_SPACE = 7_340_501;
 /** Counter rows per guild: joins that land on different slots never wait for each other. */
 const COUNT_SLOTS = 16;
 const anySlot = () => Math.floor(Math.random() * COUNT_SLOTS);

@@ -496,6 +496,10 @@ function channelRepository(s: () => State): ChannelRepository {
     },
     overwrites: async (id) => copy(s().overwrites.get(id) ?? []),
     overwritesOf: async (ids) => new Map(ids.map((id) => [id, copy(s().overwrites.get(id) ?? [])])),
+    async listInGuildWithOverwrites(guildId) {
+      const rows = copy(nonThreads((c) => c.guild_id === guildId).sort((a, b) => a.position - b.position || byId(a.id, b.id)));
+      return { rows, overwrites: new Map(rows.map((r) => [r.id, copy(s().overwrites.get(r.id) ?? [])])) };
+    },
     async replaceOverwrites(id, overwrites) {
       if (!s().channels.has(id)) fail('overwrites of no channel');
       if (new Set(overwrites.map((o) => o.id)).size !== overwrites.length) fail('overwrite target twice');

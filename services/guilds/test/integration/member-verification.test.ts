@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Permission } from '../../src/domain/permissions.js';
 import {
   api,
   createGuild,
@@ -107,5 +108,42 @@ describe('member verification', () => {
       (e) => e.data.guild_id === gated.id || e.data.guild_id === open.id,
     );
     expect(requests).toEqual([]);
+  });
+
+  it('when a member is pending, then they may only view and read history (checks over gRPC, nickname over HTTP) until the gate lets them in', async () => {
+    const guild = await createGuild(stack, owner);
+    await api(stack, owner, 'PATCH', `/guilds/${guild.id}/member-verification`, { enabled: true, form_fields: [TERMS] });
+    const channelId = ((await api(stack, owner, 'GET', `/guilds/${guild.id}/channels`)).body as { id: string }[])[0]!.id;
+    const pending = await newUser(stack);
+    const passed = await newUser(stack);
+    expect((await stack.grpc.addMember({ guildId: guild.id, userId: pending.userId })).member!.pending).toBe(true);
+    expect((await stack.grpc.addMember({ guildId: guild.id, userId: passed.userId, bypassVerification: true })).member!.pending).toBe(
+      false,
+    );
+    const check = (userId: string, required: bigint, channel = channelId) =>
+      stack.grpc.checkPermissions({ userId, guildId: guild.id, channelId: channel, required: required.toString() });
+
+    const looking = await check(pending.userId, Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY);
+    expect(looking).toMatchObject({ member: true, allowed: true });
+    expect(BigInt(looking.permissions)).toBe(Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY);
+    for (const bit of [Permission.SEND_MESSAGES, Permission.ADD_REACTIONS, Permission.CONNECT, Permission.CREATE_INSTANT_INVITE]) {
+      expect(await check(pending.userId, bit)).toMatchObject({ member: true, allowed: false });
+      expect(await check(passed.userId, bit)).toMatchObject({ member: true, allowed: true });
+    }
+    // The guild-level answer is cut the same way.
+    expect(BigInt((await check(pending.userId, 0n, '')).permissions)).toBe(Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY);
+    // Over HTTP: @everyone's CHANGE_NICKNAME is not theirs yet.
+    const nick = await api(stack, pending, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'early' });
+    expect(nick).toMatchObject({ status: 403, body: { code: 50013 } });
+    expect((await api(stack, passed, 'PATCH', `/guilds/${guild.id}/members/@me`, { nick: 'in' })).status).toBe(200);
+
+    // Past the gate, the next check answers with everything @everyone has (nothing cached the restriction).
+    await stack.db
+      .updateTable('members')
+      .set({ pending: false })
+      .where('guild_id', '=', guild.id)
+      .where('user_id', '=', pending.userId)
+      .execute();
+    expect(await check(pending.userId, Permission.SEND_MESSAGES | Permission.ADD_REACTIONS)).toMatchObject({ allowed: true });
   });
 });

@@ -70,6 +70,15 @@ describe('AddMember', () => {
     expect(again).toMatchObject({ errorCode: 0, alreadyMember: true });
     expect(await outboxEvents(stack, 'GUILD_MEMBER_ADD', (e) => e.data.guild_id === guild.id)).toHaveLength(1);
     expect((await stack.grpc.addMember({ guildId: '1234', userId: user.userId })).errorCode).toBe(10004);
+
+    // omit_guild: the same join, without the GUILD_CREATE in the answer (the member still hears it).
+    const quiet = await newUser(stack);
+    const omitted = await stack.grpc.addMember({ guildId: guild.id, userId: quiet.userId, omitGuild: true });
+    expect(omitted).toMatchObject({ errorCode: 0, alreadyMember: false, member: { userId: quiet.userId } });
+    expect(omitted.guild).toBeUndefined();
+    expect(await outboxEvents(stack, 'GUILD_CREATE', (e) => e.data.id === guild.id && e.audience.users?.[0] === quiet.userId)).toHaveLength(
+      1,
+    );
   });
 
   it("when a guild hides a channel from @everyone, then the joining member's GUILD_CREATE leaves it out", async () => {

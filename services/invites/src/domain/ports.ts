@@ -1,4 +1,4 @@
-import type { ChannelData, ContractUser, DomainEvent, GuildCreateData, GuildData, MemberData } from '@kith/platform';
+import type { ChannelData, ContractUser, DomainEvent, GuildData, MemberData } from '@kith/platform';
 import type { InviteRecord, NewInvite } from './invite.types.js';
 
 /** A user's permissions in a guild or one of its channels (guilds computes them). */
@@ -7,8 +7,7 @@ export interface PermissionAnswer {
   permissions: bigint;
 }
 
-export type AddMemberAnswer =
-  { error: number } | { error: 0; alreadyMember: boolean; member: MemberData | undefined; guild: GuildCreateData | undefined };
+export type AddMemberAnswer = { error: number } | { error: 0; alreadyMember: boolean; member: MemberData | undefined };
 
 export type AddRecipientAnswer = { error: number } | { error: 0; alreadyRecipient: boolean; channel: ChannelData | undefined };
 

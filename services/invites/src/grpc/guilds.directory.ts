@@ -44,9 +44,10 @@ export class GrpcGuildDirectory implements GuildDirectory {
     userId: string,
     options: { roleIds: string[]; temporary: boolean; guest: boolean; channelId: string; bypassVerification: boolean; sessionId: string },
   ): Promise<AddMemberAnswer> {
-    const answer = await this.guilds.addMember({ guildId, userId, ...options });
+    // The answer's GUILD_CREATE is of no use here (the member gets it through the events): not asked for.
+    const answer = await this.guilds.addMember({ guildId, userId, ...options, omitGuild: true });
     if (answer.errorCode !== 0) return { error: answer.errorCode };
-    return { error: 0, alreadyMember: answer.alreadyMember, member: answer.member, guild: answer.guild };
+    return { error: 0, alreadyMember: answer.alreadyMember, member: answer.member };
   }
 
   async addRecipient(channelId: string, userId: string): Promise<AddRecipientAnswer> {

@@ -228,6 +228,13 @@ export class PgInviteStore implements InviteStore {
   }
 
   async confirmUse(code: string, reservation: string | null, events: EventsOf): Promise<void> {
+    if (!reservation) {
+      // A use of an invite without a reservation: an unlimited one (reservations are for max_uses
+      // > 0), which no use ever ends, so no event can follow: one statement, no transaction.
+      const ended = await sql<Row>`
+        UPDATE invites SET uses = uses + 1 WHERE code = ${code} AND max_uses = 0 RETURNING code`.execute(this.db);
+      if (ended.rows.length > 0) return;
+    }
     await this.db.transaction().execute(async (trx) => {
       if (reservation) {
         const settled = await trx.deleteFrom('invite_use_reservations').where('id', '=', reservation).executeTakeFirst();

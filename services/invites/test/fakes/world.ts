@@ -195,7 +195,7 @@ export class FakeGuilds implements GuildDirectory {
     const set = this.members.get(guildId)!;
     const already = set.has(userId);
     set.add(userId);
-    return { error: 0, alreadyMember: already, member: undefined, guild: undefined };
+    return { error: 0, alreadyMember: already, member: undefined };
   }
   async addRecipient(channelId: string, userId: string): Promise<AddRecipientAnswer> {
     const channel = this.channels.get(channelId);
