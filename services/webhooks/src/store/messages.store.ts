@@ -1,4 +1,4 @@
-import { sql, type DomainEvent, type Outbox } from '@kith/platform';
+import { databasePool, sql, type DomainEvent, type Outbox } from '@kith/platform';
 import type { Kysely, Selectable } from 'kysely';
 import type { MessageStore } from '../domain/ports.js';
 import type { WebhookRecord } from '../domain/webhook.types.js';
@@ -106,7 +106,13 @@ export class PgMessageStore implements MessageStore {
           ${m.mentionEveryone}::boolean, ${m.poll === null ? null : JSON.stringify(m.poll)}::jsonb, ${m.createdAt}::timestamptz,
           ${m.editedAt}::timestamptz
         FROM current RETURNING 1)`;
-    const { rows } = await this.outbox.statement(events, { ctes, when: 'message' }).execute(this.db);
+    const compiled = this.outbox.statement(events, { ctes, when: 'message' }).compile(this.db);
+    // A named statement: each connection parses and plans it once, not on every execution. Its
+    // text depends only on how many events there are.
+    const pool = databasePool(this.db);
+    const { rows } = pool
+      ? await pool.query({ name: `webhooks_insert_message_${events.length}`, text: compiled.sql, values: [...compiled.parameters] })
+      : await this.db.executeQuery(compiled);
     return rows.length > 0;
   }
 
