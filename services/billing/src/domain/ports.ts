@@ -278,8 +278,20 @@ export interface SubscriptionStore {
   invoices(subscriptionId: string): Promise<Invoice[]>;
   payment(id: string): Promise<Payment | undefined>;
 
-  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number, request?: unknown): Promise<Claim>;
-  /** Keeps the exact request the purchase's charge sends the gateway, before it is sent. */
+  /**
+   * Claims the purchase named `loadId` for this attempt, proposing `paymentId`; a new claim keeps
+   * `chargeRequest` (the exact request its charge will send the gateway) with it.
+   */
+  claim(
+    userId: string,
+    loadId: string,
+    requestHash: string,
+    paymentId: string,
+    leaseMs: number,
+    request?: unknown,
+    chargeRequest?: ChargeRequest | null,
+  ): Promise<Claim>;
+  /** Keeps the exact request the purchase's charge sends the gateway, before it is sent (a claim taken over without one). */
   saveChargeRequest(userId: string, loadId: string, request: ChargeRequest): Promise<void>;
   /** Purchases still pending whose asker's lease has passed (oldest first), with what they were asked. */
   abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown; paymentId: string; charged: boolean }[]>;

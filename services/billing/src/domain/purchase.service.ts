@@ -53,6 +53,8 @@ export interface CreateSubscription {
 export interface Purchased {
   subscription: Subscription;
   latestInvoice: Invoice | undefined;
+  /** This purchase marked the user's perks (a premium tier): they are to be pushed. */
+  perksMarked?: boolean;
 }
 
 export interface PurchaseOptions {
@@ -109,15 +111,48 @@ export class PurchaseService {
     const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
     if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
     const source = priced.total > 0 ? await this.paymentSource(userId, request.payment_source_id) : null;
+    const customerId = source ? await this.sources.customerOf(userId) : null;
+    const chargeOf = (paymentId: string): ChargeRequest | null =>
+      source && customerId
+        ? {
+            customerId,
+            gatewaySourceId: source.gateway_source_id,
+            amount: priced.total,
+            currency,
+            description: [...plans.values()].map((p) => p.name).join(', '),
+            idempotencyKey: `kith_payment_${paymentId}`,
+            ...(request.return_url ? { returnUrl: request.return_url } : {}),
+            offSession: false,
+            metadata: { user_id: userId, payment_id: paymentId },
+          }
+        : null;
 
     const deadline = Date.now() + this.options.waitMs;
     for (;;) {
-      const claim = await this.store.claim(userId, loadId, hash, this.ids.next(), this.options.leaseMs, request);
+      // A new claim keeps the charge it will send with it (one round trip for both).
+      const proposed = this.ids.next();
+      const asked = chargeOf(proposed);
+      const claim = await this.store.claim(userId, loadId, hash, proposed, this.options.leaseMs, request, asked);
       if (claim.kind === 'mismatch') throw billingError('LOAD_ID_REUSED');
       if (claim.kind === 'other_in_progress') throw billingError('PAYMENT_IN_PROGRESS');
       if (claim.kind === 'done') return this.replay(userId, claim.outcome);
-      if (claim.kind === 'claimed')
-        return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source, used, claim.chargeRequest);
+      if (claim.kind === 'claimed') {
+        const fresh = claim.paymentId === proposed;
+        const chargeRequest = fresh ? { asked, kept: true } : { asked: chargeOf(claim.paymentId), kept: false };
+        return this.charge(
+          userId,
+          loadId,
+          claim.paymentId,
+          request,
+          plans,
+          priced,
+          currency,
+          source,
+          used,
+          chargeRequest,
+          claim.chargeRequest,
+        );
+      }
       if (Date.now() > deadline) throw billingError('PAYMENT_IN_PROGRESS');
       await sleep(this.options.pollMs);
     }
@@ -171,21 +206,11 @@ export class PurchaseService {
     currency: string,
     source: { id: string; gateway_source_id: string } | null,
     credits: string[],
+    /** What this attempt would send, and whether the claim kept it already. */
+    ask: { asked: ChargeRequest | null; kept: boolean },
     earlier?: ChargeRequest,
   ): Promise<Purchased> {
-    const asked: ChargeRequest | null = source
-      ? {
-          customerId: await this.sources.customerOf(userId),
-          gatewaySourceId: source.gateway_source_id,
-          amount: priced.total,
-          currency,
-          description: [...plans.values()].map((p) => p.name).join(', '),
-          idempotencyKey: `kith_payment_${paymentId}`,
-          ...(request.return_url ? { returnUrl: request.return_url } : {}),
-          offSession: false,
-          metadata: { user_id: userId, payment_id: paymentId },
-        }
-      : null;
+    const { asked } = ask;
     // An earlier attempt asked the gateway for another amount (the price changed since): this
     // purchase cannot be made at what it was charged; whatever that charge took goes back.
     if (earlier && (earlier.amount !== priced.total || earlier.currency !== currency))
@@ -200,7 +225,7 @@ export class PurchaseService {
     let result: ChargeResult;
     try {
       // Kept before it is sent: whoever finishes this purchase sends the very same request.
-      if (chargeRequest && !earlier) await this.store.saveChargeRequest(userId, loadId, chargeRequest);
+      if (chargeRequest && !earlier && !ask.kept) await this.store.saveChargeRequest(userId, loadId, chargeRequest);
       result = chargeRequest ? await this.gateway.charge(chargeRequest) : { status: 'succeeded', gatewayPaymentId: '' };
     } catch (err) {
       // Nothing is known about the charge: the next attempt (a retry, or whoever takes the claim
@@ -238,7 +263,8 @@ export class PurchaseService {
       ],
     );
     if (!paid) throw errorFromBody(400, (outcome as { body: { code: number; message: string } }).body);
-    return { subscription: created, latestInvoice: created.id === subscription.id ? invoice : await this.store.latestInvoice(created.id) };
+    if (created.id !== subscription.id) return { subscription: created, latestInvoice: await this.store.latestInvoice(created.id) };
+    return { subscription: created, latestInvoice: invoice, perksMarked: premium };
   }
 
   /**

@@ -53,7 +53,9 @@ export function subscriptionRoutes(app: Express, domain: SubscriptionDomain): vo
   app.post(base, async (req, res) => {
     const userId = userIdOf(res);
     const body = parse(createSubscriptionBody, req.body);
-    const { subscription, latestInvoice } = await purchases.create(userId, body).finally(afterChange);
+    // Only a premium tier's purchase marks perks (a failed one marks nothing): the others skip the push.
+    const { subscription, latestInvoice, perksMarked } = await purchases.create(userId, body);
+    if (perksMarked) await afterChange();
     res.json(subscriptionView(subscription, latestInvoice));
   });
 

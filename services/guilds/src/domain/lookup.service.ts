@@ -16,7 +16,9 @@ export class LookupService {
 
   async guild(guildId: string): Promise<GuildData | undefined> {
     const guild = await this.store.guilds.get(guildId);
-    return guild && toGuild(guild, await this.store.roles.list(guildId));
+    if (!guild) return undefined;
+    const [roles, emojis] = await Promise.all([this.store.roles.list(guildId), this.store.emojis.list(guildId)]);
+    return toGuild(guild, roles, emojis);
   }
 
   async member(guildId: string, userId: string): Promise<MemberData | undefined> {

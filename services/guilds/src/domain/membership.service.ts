@@ -44,14 +44,14 @@ export type GuildCreate = GuildCreateData & { guild: GuildData };
  * they can see, their member object and the counts. `member` is theirs.
  */
 export async function guildCreateFor(
-  unit: Pick<GuildsUnit, 'roles' | 'channels'>,
+  unit: Pick<GuildsUnit, 'roles' | 'channels' | 'emojis'>,
   guild: GuildRecord,
   member: MemberRecord,
   user: ContractUser | undefined,
   /** The guild's roles when the caller has just read them. */
   known?: readonly RoleRecord[],
 ): Promise<GuildCreate> {
-  const roles = known ?? (await unit.roles.list(guild.id));
+  const [roles, emojis] = await Promise.all([known ?? unit.roles.list(guild.id), unit.emojis.list(guild.id)]);
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,
@@ -60,7 +60,7 @@ export async function guildCreateFor(
     memberRoleIds: member.role_ids,
   };
   return {
-    guild: toGuild(guild, roles),
+    guild: toGuild(guild, roles, emojis),
     joinedAt: member.joined_at.toISOString(),
     large: guild.member_count > LARGE_THRESHOLD,
     members: [toMember(member, user)],

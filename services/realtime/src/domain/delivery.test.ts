@@ -72,9 +72,6 @@ class FakeStore implements SessionStorePort {
   async claim(_id: string, _request: ClaimRequest): Promise<ClaimResult> {
     return { status: 'missing' };
   }
-  async intents() {
-    return 0;
-  }
 
   async end(id: string) {
     this.log.push('end');

@@ -44,7 +44,7 @@ return 1`;
 
 // The list holds frames seq-n+1 … seq; a client that saw `c` gets the last seq-c of them.
 const CLAIM = `
-local s = redis.call('HMGET', KEYS[1], 'user', 'seq', 'sseq')
+local s = redis.call('HMGET', KEYS[1], 'user', 'seq', 'sseq', 'intents')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[1] then return {'user'} end
 local seq = tonumber(s[2])
@@ -55,7 +55,7 @@ redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'auth', ARGV[4], 'hash', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[6])
-return {'ok', s[2], s[3], redis.call('LRANGE', KEYS[2], n - (seq - c), -1), redis.call('SMEMBERS', KEYS[3])}`;
+return {'ok', s[2], s[3], redis.call('LRANGE', KEYS[2], n - (seq - c), -1), redis.call('SMEMBERS', KEYS[3]), s[4] or '0'}`;
 
 const END = `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
@@ -83,7 +83,7 @@ interface SessionCommands {
     authSessionId: string,
     authSessionIdHash: string,
     ttlMs: number,
-  ): Promise<[string, string?, string?, string[]?, string[]?]>;
+  ): Promise<[string, string?, string?, string[]?, string[]?, string?]>;
 }
 
 export interface SessionStoreOptions {
@@ -145,7 +145,7 @@ export class SessionStore implements SessionStorePort {
   }
 
   async claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult> {
-    const [status, seq, streamSeq, sent, guildIds] = await this.commands.sessionClaim(
+    const [status, seq, streamSeq, sent, guildIds, intents] = await this.commands.sessionClaim(
       ...keys(sessionId),
       request.userId,
       request.clientSeq,
@@ -155,11 +155,14 @@ export class SessionStore implements SessionStorePort {
       this.options.ttlMs,
     );
     if (status !== 'ok') return { status: status as 'missing' | 'user' | 'seq' };
-    return { status: 'ok', seq: Number(seq), streamSeq: Number(streamSeq), frames: sent ?? [], guildIds: guildIds ?? [] };
-  }
-
-  async intents(sessionId: string): Promise<number> {
-    return Number((await this.redis.hget(keys(sessionId)[0], 'intents')) ?? 0);
+    return {
+      status: 'ok',
+      seq: Number(seq),
+      streamSeq: Number(streamSeq),
+      frames: sent ?? [],
+      guildIds: guildIds ?? [],
+      intents: Number(intents ?? 0),
+    };
   }
 
   async end(sessionId: string, owner?: string): Promise<void> {

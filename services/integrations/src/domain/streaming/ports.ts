@@ -11,6 +11,14 @@ export interface ProviderTokens {
   expiresAt: Date | null;
 }
 
+/** A custom emote of a provider account's subscribers (a Twitch subscriber emote). */
+export interface ProviderEmote {
+  id: string;
+  name: string;
+  animated: boolean;
+  imageUrl: string;
+}
+
 /**
  * One streaming platform's public API (Twitch Helix, YouTube Data): its OAuth2 code flow for a
  * user's connection, its accounts, and who pays the account (subscribers, channel members).
@@ -28,6 +36,8 @@ export interface StreamingProvider {
   account(accessToken: string, accountId: string): Promise<StreamingAccount | undefined>;
   /** Every current subscriber of the account (the token must be the account's own). */
   subscribers(accessToken: string, accountId: string): Promise<StreamingAccount[]>;
+  /** The account's subscriber emotes, where the provider has them (Twitch). */
+  emotes?(accessToken: string, accountId: string): Promise<ProviderEmote[]>;
 }
 
 /** A user's connected provider account, its tokens readable (the store seals them at rest). */

@@ -109,12 +109,22 @@ export class StreamingService {
       throw ApiError.form({ '': { code: 'INTEGRATION_NOT_STREAMING', message: 'Only streaming integrations have these settings.' } });
     if (settings.enable_emoticons !== undefined && row.type !== 'twitch')
       throw ApiError.form({ enable_emoticons: { code: 'BASE_TYPE_INVALID', message: 'Only Twitch integrations sync emoticons.' } });
+    const emoticons = settings.enable_emoticons;
     const patch: IntegrationPatch = {
       ...(settings.expire_behavior !== undefined ? { expire_behavior: settings.expire_behavior } : {}),
       ...(settings.expire_grace_period !== undefined ? { expire_grace_period: settings.expire_grace_period } : {}),
-      ...(settings.enable_emoticons !== undefined ? { enable_emoticons: settings.enable_emoticons } : {}),
+      ...(emoticons !== undefined ? { enable_emoticons: emoticons } : {}),
     };
-    await this.update(guildId, integrationId, patch);
+    const turnedOn = emoticons === true && row.enable_emoticons !== true;
+    // Emotes turned on arrive with a sync (queued with the change); turned off, they go at once.
+    await this.update(
+      guildId,
+      integrationId,
+      turnedOn ? { ...patch, syncing: true } : patch,
+      turnedOn ? (tx) => tx.enqueueSync(row.id) : undefined,
+    );
+    if (turnedOn) this.onSyncRequested();
+    if (emoticons === false && row.enable_emoticons !== false) await this.guilds.syncManagedEmojis(guildId, row.id, []);
   }
 
   /**
@@ -165,7 +175,26 @@ export class StreamingService {
     await this.streaming.syncSubscribers(row.id, current);
     await this.grantCurrent(row, current);
     await this.expireLapsed(row, new Set(current.map((a) => a.id)));
+    await this.syncEmotes(guildId, row, owner.access_token);
     await this.update(guildId, row.id, { synced_at: this.now(), subscriber_count: current.length, syncing: false, revoked: false });
+  }
+
+  /**
+   * A Twitch integration with `enable_emoticons` mirrors the broadcaster's subscriber emotes as
+   * the guild's managed emojis, usable by its subscriber role; without it, it keeps none.
+   */
+  private async syncEmotes(guildId: string, row: IntegrationRecord & { type: StreamingType }, token: string): Promise<void> {
+    const provider = this.provider(row.type);
+    if (row.type !== 'twitch' || !provider.emotes) return;
+    const emotes = row.enable_emoticons
+      ? await this.withToken(row.type, row.account_id, token, (t) => provider.emotes!(t, row.account_id))
+      : [];
+    const roleIds = row.role_id ? [row.role_id] : [];
+    await this.guilds.syncManagedEmojis(
+      guildId,
+      row.id,
+      emotes.map((e) => ({ sourceId: e.id, name: e.name, animated: e.animated, roleIds, imageUrl: e.imageUrl })),
+    );
   }
 
   /** A subscriber (through a connection of theirs) joins the integration's guild with its role. */
