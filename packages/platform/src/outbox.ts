@@ -31,47 +31,23 @@ export async function enqueueEvents<DB>(
 }
 
 /**
- * A condition for the outbox rows of one statement: `ctes` (data-modifying common table
- * expressions, without `WITH`) run first in the same statement, and the events are written only
- * when the CTE named `when` has a row. One statement commits on its own, so a change and its
- * events need no transaction around them.
- */
-export interface OutboxGuard {
-  ctes: RawBuilder<unknown>;
-  when: string;
-}
-
-/**
  * The one statement `enqueueEvents` runs (the rows and the wake-up call together), built but not
  * sent: for a store that sends it in one message with its own writes and COMMIT. `events` must not
- * be empty. With a `guard`, its CTEs lead the statement and the events are written only if the
- * guard's `when` CTE has a row; the statement then answers one row when they were, none otherwise.
+ * be empty.
  */
 export function outboxStatement(
   service: string,
   events: DomainEvent[],
   ids: SnowflakeGenerator,
-  guard?: OutboxGuard,
 ): { statement: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
   const headers: Record<string, string> = {};
   propagation.inject(context.active(), headers);
   const envelopes = events.map((event) => toEnvelope(service, event, ids));
-  const notify = sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
-  if (guard) {
-    if (!SUBJECT_TOKEN.test(guard.when)) throw new Error(`bad guard name: ${guard.when}`);
-    const rows = envelopes.map(
-      (e) => sql`(${e.id}::bigint, ${eventSubject(service, e.name)}::text, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
-    );
-    const statement = sql`WITH ${guard.ctes}, inserted AS (INSERT INTO outbox (id, subject, envelope, headers)
-      SELECT v.* FROM (VALUES ${sql.join(rows)}) AS v(id, subject, envelope, headers) WHERE EXISTS (SELECT 1 FROM ${sql.raw(guard.when)})
-      RETURNING 1) ${notify}`;
-    return { statement, envelopes };
-  }
   const rows = envelopes.map(
     (e) => sql`(${e.id}, ${eventSubject(service, e.name)}, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
   );
   const statement = sql`WITH inserted AS (INSERT INTO outbox (id, subject, envelope, headers) VALUES ${sql.join(rows)} RETURNING 1)
-    ${notify}`;
+    SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
   return { statement, envelopes };
 }
 
@@ -131,8 +107,8 @@ export class Outbox {
   }
 
   /** The statement `enqueue` would run, not sent (see `outboxStatement`). */
-  statement(events: DomainEvent[], guard?: OutboxGuard): RawBuilder<unknown> {
-    return outboxStatement(this.service, events, this.ids, guard).statement;
+  statement(events: DomainEvent[]): RawBuilder<unknown> {
+    return outboxStatement(this.service, events, this.ids).statement;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Redis } from '@kith/platform';
-import type { ClaimRequest, ClaimResult, FrameRecord, NewSession, SessionAppend, SessionStorePort } from '../domain/ports.js';
+import type { ClaimRequest, ClaimResult, NewSession, SessionAppend, SessionStorePort } from '../domain/ports.js';
 
 /*
  * A session is three keys: a hash (user, auth session, owner connection, last sequence number
@@ -126,7 +126,21 @@ export class SessionStore implements SessionStorePort {
 
   async append(writes: SessionAppend[]): Promise<(boolean | Error)[]> {
     const { maxFrames, ttlMs } = this.options;
-    const args = (w: SessionAppend) => [...keys(w.sessionId), w.owner, maxFrames, ttlMs, ...w.frames.flatMap(frameArgs)] as const;
+    // Built by pushing: one array per session, not one per frame spread into another (a fanout
+    // writes hundreds of sessions per event).
+    const args = (w: SessionAppend): [string, string, string, string, number, number, ...(string | number)[]] => {
+      const [hash, frames, guilds] = keys(w.sessionId);
+      const out: [string, string, string, string, number, number, ...(string | number)[]] = [
+        hash,
+        frames,
+        guilds,
+        w.owner,
+        maxFrames,
+        ttlMs,
+      ];
+      for (const f of w.frames) out.push(f.seq, f.streamSeq, f.frame, f.membership?.op ?? '', f.membership?.guildId ?? '');
+      return out;
+    };
     if (writes.length === 1) {
       // One session (the common case at low rates): a plain call, without a pipeline's bookkeeping.
       return [await this.commands.sessionAppend(...args(writes[0]!)).then((written) => written === 1, toError)];
@@ -176,14 +190,6 @@ const keys = (sessionId: string): [string, string, string] => [
   `session:{${sessionId}}`,
   `session:{${sessionId}}:frames`,
   `session:{${sessionId}}:guilds`,
-];
-
-const frameArgs = (f: FrameRecord): (string | number)[] => [
-  f.seq,
-  f.streamSeq,
-  f.frame,
-  f.membership?.op ?? '',
-  f.membership?.guildId ?? '',
 ];
 
 const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));

@@ -1,4 +1,4 @@
-import { sql, type DomainEvent, type Outbox } from '@kith/platform';
+import { OUTBOX_CHANNEL, databasePool, sql, type DomainEvent, type Outbox } from '@kith/platform';
 import type { Kysely, Selectable } from 'kysely';
 import type { MessageStore } from '../domain/ports.js';
 import type { WebhookRecord } from '../domain/webhook.types.js';
@@ -82,7 +82,7 @@ const MESSAGE_COLUMNS = [
 export class PgMessageStore implements MessageStore {
   constructor(
     private readonly db: Kysely<WebhooksDatabase>,
-    private readonly outbox: Pick<Outbox, 'enqueue' | 'statement'>,
+    private readonly outbox: Pick<Outbox, 'enqueue' | 'insertWhen'>,
     /** Told after a commit that queued files for removal (the sweeper starts at once). */
     private readonly filesQueued: () => void = () => undefined,
   ) {}
@@ -93,7 +93,7 @@ export class PgMessageStore implements MessageStore {
    * message only if that row is there, its events only if the message is.
    */
   async insert(m: MessageRecord, events: DomainEvent[], w: WebhookRecord): Promise<boolean> {
-    const ctes = sql`current AS (
+    const statement = sql`WITH current AS (
         SELECT 1 FROM webhooks WHERE id = ${w.id} AND token_digest = ${w.tokenDigest} AND type = ${w.type}
           AND channel_id = ${w.channelId} AND guild_id = ${w.guildId} AND name = ${w.name}
           AND avatar IS NOT DISTINCT FROM ${w.avatar}::text AND application_id IS NOT DISTINCT FROM ${w.applicationId}::bigint
@@ -105,8 +105,16 @@ export class PgMessageStore implements MessageStore {
           ${JSON.stringify(m.components)}::jsonb, ${JSON.stringify(m.mentions)}::jsonb, ${JSON.stringify(m.mentionRoles)}::jsonb,
           ${m.mentionEveryone}::boolean, ${m.poll === null ? null : JSON.stringify(m.poll)}::jsonb, ${m.createdAt}::timestamptz,
           ${m.editedAt}::timestamptz
-        FROM current RETURNING 1)`;
-    const { rows } = await this.outbox.statement(events, { ctes, when: 'message' }).execute(this.db);
+        FROM current RETURNING 1),
+      inserted AS (${this.outbox.insertWhen(events, sql`EXISTS (SELECT 1 FROM message)`)})
+      SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
+    const compiled = statement.compile(this.db);
+    // A named statement: each connection parses and plans it once, not on every execution. Its
+    // text depends only on how many events there are.
+    const pool = databasePool(this.db);
+    const { rows } = pool
+      ? await pool.query({ name: `webhooks_insert_message_${events.length}`, text: compiled.sql, values: [...compiled.parameters] })
+      : await this.db.executeQuery(compiled);
     return rows.length > 0;
   }
 
