@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopbackServer } from '@kith/platform';
 
 /**
  * A local age-verification provider speaking k-ID's API (the part auth's adapter uses:
@@ -36,35 +36,14 @@ const html = (status: number, body: string): Answer => ({ status, type: 'html', 
 /** k-ID's error bodies: an error code and a message. */
 const invalid = (message: string) => json(400, { error: 'INVALID_INPUT', errorMessage: message });
 
-export class KidServer {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+export class KidServer extends LoopbackServer {
   private readonly verifications = new Map<string, Verification>();
-  private publicUrl = '';
 
   constructor(private readonly options: KidServerOptions = {}) {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
+    super();
   }
 
-  /** Listens; `publicUrl` is where browsers reach it (default: the address it listens on). Answers the address. */
-  async listen(port = 0, host = '127.0.0.1', publicUrl?: string): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(port, host, resolve));
-    const address = this.server.address() as AddressInfo;
-    const url = `http://${host}:${address.port}`;
-    this.publicUrl = (publicUrl ?? url).replace(/\/+$/, '');
-    return url;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let answer: Answer;
     try {
       answer = await this.route(req);

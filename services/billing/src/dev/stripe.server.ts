@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopbackServer } from '@kith/platform';
 import { cardFor, type TestCard } from './stripe.cards.js';
 
 /**
@@ -43,35 +43,16 @@ export interface StripeServerOptions {
   secretKey?: string;
 }
 
-export class StripeServer {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+export class StripeServer extends LoopbackServer {
   private readonly customers = new Map<string, Json>();
   private readonly methods = new Map<string, Json & { card: Json; behaviour: TestCard['behaviour']; customer: string | null }>();
   private readonly intents = new Map<string, Intent>();
   private readonly refunds = new Map<string, Json>();
   private readonly idempotent = new Map<string, { hash: string; answer: Promise<Answer> }>();
   private faults: Fault[] = [];
-  private publicUrl = '';
 
   constructor(private readonly options: StripeServerOptions = {}) {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
-  }
-
-  async listen(port = 0, host = '127.0.0.1', publicUrl?: string): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(port, host, resolve));
-    const address = this.server.address() as AddressInfo;
-    this.publicUrl = publicUrl ?? `http://${host}:${address.port}`;
-    return `http://${host}:${address.port}`;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    super();
   }
 
   /** Succeeded charges (payment intents that took money), for one user or all. */
@@ -97,7 +78,7 @@ export class StripeServer {
     return intent;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const url = new URL(req.url ?? '/', 'http://local');
       const raw = await readBody(req);
