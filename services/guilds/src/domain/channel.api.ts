@@ -1,5 +1,5 @@
 import type { ChannelData } from '@kith/platform';
-import { compareIds, privateThreadViewerIds, viewerIds } from './channel.audience.js';
+import { compareIds, everyoneSees, privateThreadViewerIds, viewerIds } from './channel.audience.js';
 import type { ModifyChannelInput } from './channel.input.js';
 import type { ChannelService } from './channel.service.js';
 import type { ThreadService } from './channel.threads.js';
@@ -31,17 +31,27 @@ export class ChannelApi {
    * recipients. `required`: only the members who also have these permissions there.
    */
   async viewerIds(channelId: string, required = 0n): Promise<string[]> {
+    return (await this.viewers(channelId, required)).ids;
+  }
+
+  /**
+   * `viewerIds`, and whether they are every member of the guild (no `required`, not a private
+   * thread, and the channel, or a thread's parent, hides from no one).
+   */
+  async viewers(channelId: string, required = 0n): Promise<{ ids: string[]; wholeGuild: boolean }> {
     const row = await this.store.channels.get(channelId);
-    if (!row) return [];
-    if (row.guild_id === null) return (await this.store.dms.participants(row)).sort(compareIds);
+    if (!row) return { ids: [], wholeGuild: false };
+    if (row.guild_id === null) return { ids: (await this.store.dms.participants(row)).sort(compareIds), wholeGuild: false };
     const guild = await this.store.channels.snapshot(row.guild_id);
-    if (!guild) return [];
+    if (!guild) return { ids: [], wholeGuild: false };
     const overwrites = await this.store.channels.overwrites(overwriteSourceOf(row));
     if (row.type === ChannelType.PRIVATE_THREAD) {
       const withRequired = new Set(viewerIds(guild, overwrites, required | Permission.VIEW_CHANNEL));
-      return privateThreadViewerIds(guild, overwrites, row.owner_id).filter((id) => withRequired.has(id));
+      return { ids: privateThreadViewerIds(guild, overwrites, row.owner_id).filter((id) => withRequired.has(id)), wholeGuild: false };
     }
-    return viewerIds(guild, overwrites, required | Permission.VIEW_CHANNEL).sort(compareIds);
+    const ids = viewerIds(guild, overwrites, required | Permission.VIEW_CHANNEL).sort(compareIds);
+    const wholeGuild = required === 0n && everyoneSees(guild.guildId, guild.roles.get(guild.guildId) ?? 0n, overwrites);
+    return { ids, wholeGuild };
   }
 
   async get(userId: string, channelId: string): Promise<Record<string, unknown>> {

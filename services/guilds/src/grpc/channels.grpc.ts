@@ -44,10 +44,10 @@ export function channelsGrpc({ channels }: Pick<GuildsDomain, 'channels'>): Part
       const bits = required === '' ? 0n : parseBits(required);
       if (bits === undefined)
         throw ApiError.form({ required: { code: 'NUMBER_TYPE_COERCE', message: 'Value is not a permission bitfield.' } });
-      const ids = isRowId(channelId) ? await channels.viewerIds(channelId, bits) : [];
+      const { ids, wholeGuild } = isRowId(channelId) ? await channels.viewers(channelId, bits) : { ids: [], wholeGuild: false };
       const page = Math.min(Math.max(limit || 100, 1), MAX_PAGE);
       const from = isRowId(after) ? BigInt(after) : -1n;
-      return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page) };
+      return { userIds: ids.filter((id) => BigInt(id) > from).slice(0, page), wholeGuild };
     },
   };
 }

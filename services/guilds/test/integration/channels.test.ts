@@ -320,6 +320,11 @@ describe('threads', () => {
     ]);
     const viewers = await sys.grpc.listChannelViewerIds({ channelId: thread.id, after: '', limit: 10 });
     expect([...viewers.userIds].sort()).toEqual([owner.id, member.id].sort());
+    expect(viewers.wholeGuild).toBe(false);
+    // Its parent every member sees: an event of it may go to the guild.
+    const parent = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10 });
+    expect(parent.wholeGuild).toBe(true);
+    expect([...parent.userIds].sort()).toEqual([owner.id, member.id, modder.id].sort());
   });
 
   it('when viewers are asked for with a required permission, then only those who also hold it there are listed', async () => {
@@ -329,6 +334,7 @@ describe('threads', () => {
     const required = Permission.MANAGE_CHANNELS.toString();
     const managers = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required });
     expect([...managers.userIds].sort()).toEqual([owner.id, modder.id].sort());
+    expect(managers.wholeGuild).toBe(false);
     await sys.call(owner, `/channels/${channel.id}/permissions/${roleId}`, { method: 'PUT', json: { type: 0, deny: required } });
     const after = await sys.grpc.listChannelViewerIds({ channelId: channel.id, after: '', limit: 10, required });
     expect(after.userIds).toEqual([owner.id]);

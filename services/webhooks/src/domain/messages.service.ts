@@ -245,7 +245,7 @@ export class MessagesService {
    * (MANAGE_THREADS), never everyone who sees the parent.
    */
   private async event(name: string, m: MessageRecord, payload: Record<string, unknown>): Promise<DomainEvent> {
-    return { name, audience: { users: await this.deps.guilds.viewerIds(m.channelId) }, data: { ...payload, guild_id: m.guildId } };
+    return { name, audience: await this.deps.guilds.audience(m.channelId, m.guildId), data: { ...payload, guild_id: m.guildId } };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@kith/platform';
+import type { Audience, DomainEvent } from '@kith/platform';
 import type { ChannelInfo, WebhookRecord } from './webhook.types.js';
 import type { AttachmentView, MessageRecord } from './message.types.js';
 
@@ -75,6 +75,11 @@ export interface GuildDirectory {
   permissions(userId: string, guildId: string, channelId: string): Promise<bigint | undefined>;
   /** The ids of the users who can view the channel; a thread by guilds' rule for it (a private one: its members and moderators). */
   viewerIds(channelId: string): Promise<string[]>;
+  /**
+   * Who an event of the channel (or thread) goes to: the guild when every member sees it (realtime
+   * fans out), else the ids of those who do.
+   */
+  audience(channelId: string, guildId: string): Promise<Audience>;
   /** A guild's id, name and icon hash, as a follower webhook shows its source guild; undefined when unknown. */
   guild(guildId: string): Promise<GuildSummary | undefined>;
   /** The ids of the guild's roles. */

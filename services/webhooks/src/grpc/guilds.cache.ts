@@ -1,3 +1,4 @@
+import type { Audience } from '@kith/platform';
 import type { GuildDirectory, GuildSummary } from '../domain/ports.js';
 import type { ChannelInfo } from '../domain/webhook.types.js';
 import type { GuildForgetting } from '../events/guild-changes.js';
@@ -17,6 +18,7 @@ interface Entry<T> {
 export class CachedGuildDirectory implements GuildDirectory, GuildForgetting {
   private readonly channels = new Map<string, Entry<ChannelInfo | undefined>>();
   private readonly viewers = new Map<string, Entry<string[]>>();
+  private readonly audiences = new Map<string, Entry<Audience>>();
   private readonly roles = new Map<string, Entry<Set<string>>>();
   /** The guild of each channel remembered (from its answer), to forget a guild's channels together. */
   private readonly guildOf = new Map<string, string>();
@@ -35,6 +37,7 @@ export class CachedGuildDirectory implements GuildDirectory, GuildForgetting {
           // Audiences whose guild is no longer known could not be forgotten with it.
           this.guildOf.clear();
           this.viewers.clear();
+          this.audiences.clear();
         }
         this.guildOf.set(channelId, channel.guildId);
       }
@@ -47,6 +50,7 @@ export class CachedGuildDirectory implements GuildDirectory, GuildForgetting {
     for (const [channelId, guild] of this.guildOf) {
       if (guild !== guildId) continue;
       this.viewers.delete(channelId);
+      this.audiences.delete(channelId);
       this.channels.delete(channelId);
       this.guildOf.delete(channelId);
     }
@@ -54,7 +58,12 @@ export class CachedGuildDirectory implements GuildDirectory, GuildForgetting {
 
   forgetChannel(channelId: string): void {
     this.viewers.delete(channelId);
+    this.audiences.delete(channelId);
     this.channels.delete(channelId);
+  }
+
+  audience(channelId: string, guildId: string): Promise<Audience> {
+    return this.remember(this.audiences, channelId, () => this.inner.audience(channelId, guildId));
   }
 
   viewerIds(channelId: string): Promise<string[]> {

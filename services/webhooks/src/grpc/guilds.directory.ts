@@ -1,4 +1,4 @@
-import { ApiError, type ServiceClient } from '@kith/platform';
+import { ApiError, type Audience, type ServiceClient } from '@kith/platform';
 import type { Channel, GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { GuildDirectory, GuildSummary } from '../domain/ports.js';
 import { Permission, type ChannelInfo } from '../domain/webhook.types.js';
@@ -30,9 +30,17 @@ export class GrpcGuildDirectory implements GuildDirectory {
     return answer.member ? BigInt(answer.permissions || '0') : undefined;
   }
 
-  async viewerIds(channelId: string): Promise<string[]> {
-    const ids: string[] = [];
-    let after = '';
+  async audience(channelId: string, guildId: string): Promise<Audience> {
+    const first = await this.guilds.listChannelViewerIds({ channelId, after: '', limit: VIEWER_PAGE });
+    // Every member sees it: no need for the list (a large guild's is long), realtime fans out.
+    if (first.wholeGuild) return { guilds: [guildId] };
+    return { users: await this.viewerIds(channelId, first.userIds) };
+  }
+
+  async viewerIds(channelId: string, firstPage?: string[]): Promise<string[]> {
+    if (firstPage && firstPage.length < VIEWER_PAGE) return firstPage;
+    const ids: string[] = [...(firstPage ?? [])];
+    let after = firstPage?.at(-1) ?? '';
     for (;;) {
       const { userIds } = await this.guilds.listChannelViewerIds({ channelId, after, limit: VIEWER_PAGE });
       ids.push(...userIds);

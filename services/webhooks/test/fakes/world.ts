@@ -118,6 +118,11 @@ export class FakeGuilds implements GuildDirectory {
   async viewerIds(channelId: string) {
     return this.viewers.get(channelId) ?? [];
   }
+  /** Channels every member of their guild sees. */
+  readonly wholeGuild = new Set<string>();
+  async audience(channelId: string, guildId: string) {
+    return this.wholeGuild.has(channelId) ? { guilds: [guildId] } : { users: await this.viewerIds(channelId) };
+  }
   async guild(guildId: string) {
     return this.guilds.get(guildId);
   }
