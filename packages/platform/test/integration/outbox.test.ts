@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../src/db.js';
-import { enqueueEvent, enqueueEvents } from '../../src/outbox.js';
+import { enqueueEvent, enqueueEvents, OUTBOX_CHANNEL, outboxInsertWhen } from '../../src/outbox.js';
 import { countPending } from '../../src/outbox.store.js';
 import { SnowflakeGenerator, snowflakeTime } from '../../src/snowflake.js';
 import { readStoredEvents } from '../../src/testing/index.js';
@@ -159,5 +159,35 @@ describe('OutboxRelay.prune', () => {
     await waitUntilSent(db);
     await expect.poll(async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox`.execute(db)).rows[0]!.n).toBe(0);
     expect(relay.stats.pruned).toBe(10);
+  });
+});
+
+describe('outboxInsertWhen', () => {
+  it('when its condition does not hold, then nothing is written; when it holds, then its events are published in the order given', async () => {
+    const { db, url } = await outboxDatabase();
+    const nc = await sharedNats();
+    const { service, subject } = testService(nc);
+    const relay = startRelay({ db, databaseUrl: url, nats: nc });
+    const events = [
+      { name: 'THING_HAPPENED', audience: { users: ['1'] }, data: { n: 1 } },
+      { name: 'THING_HAPPENED', audience: { users: ['1'] }, data: { n: 2 } },
+    ];
+    // As a store uses it: one CTE of a statement, waking the relay when it wrote anything.
+    const write = async (holds: boolean) => {
+      const { insert, envelopes } = outboxInsertWhen(service, events, ids, holds ? sql`true` : sql`false`);
+      const { rows } = await sql<{ written: number }>`WITH events AS (${insert})
+        SELECT (SELECT count(*)::int FROM events) AS written,
+          (SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM events LIMIT 1) AS one) AS woke`.execute(db);
+      return { written: rows[0]!.written, envelopes };
+    };
+
+    expect((await write(false)).written).toBe(0);
+    // Written after the refused one, so that "nothing" is not just "not yet".
+    const { written, envelopes } = await write(true);
+    expect(written).toBe(2);
+
+    await waitUntilSent(db);
+    expect(await storedIds(nc, subject)).toEqual(envelopes.map((e) => e.id));
+    expect(relay.stats).toMatchObject({ published: 2, duplicates: 0 });
   });
 });
