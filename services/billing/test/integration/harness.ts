@@ -99,7 +99,8 @@ export async function startBillingStack(env: Record<string, string> = {}): Promi
     BILLING_HTTP_URL: `http://127.0.0.1:${billing.httpPort}`,
     UPSTREAM_PER_CLIENT: '64',
   });
-  const db = createDatabase<BillingDatabase>({ url: databaseUrl(under.stores.DATABASE_URL, BILLING_DATABASE), maxConnections: 2 });
+  const database = env.DB_PREFIX ? `${env.DB_PREFIX}_billing` : BILLING_DATABASE;
+  const db = createDatabase<BillingDatabase>({ url: databaseUrl(under.stores.DATABASE_URL, database), maxConnections: 2 });
   return { under, guilds, billing, stripe, stripeUrl, clock, gateway, base: gateway.base, db };
 }
 

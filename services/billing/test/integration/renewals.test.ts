@@ -19,9 +19,15 @@ import {
   type StackUser,
 } from './harness.js';
 
+/**
+ * Billing on a database of this file's own: the tests move the scheduler's clock by months, and on
+ * the database the other files share it would renew (and charge) their subscriptions too, and
+ * theirs could fill a tick's batch before this file's are reached.
+ */
+const DB_PREFIX = testDbPrefix('renewals');
 let stack: BillingStack;
 beforeAll(async () => {
-  stack = await startBillingStack();
+  stack = await startBillingStack({ DB_PREFIX });
 });
 afterAll(() => stopBillingStack(stack));
 
@@ -133,7 +139,7 @@ describe('renewals', () => {
         ...stack.under.stores,
         HTTP_PORT: '0',
         GRPC_PORT: '0',
-        DB_PREFIX: testDbPrefix(),
+        DB_PREFIX,
         LOG_LEVEL: 'silent',
         INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
         AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
@@ -173,7 +179,7 @@ describe('a renewal killed mid-way', () => {
         ...stack.under.stores,
         HTTP_PORT: '0',
         GRPC_PORT: '0',
-        DB_PREFIX: testDbPrefix(),
+        DB_PREFIX,
         LOG_LEVEL: 'silent',
         INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
         STRIPE_API_URL: stack.stripeUrl,
