@@ -36,7 +36,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     memberSearch: new MemberSearchService(store, users),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
-    verification: new MemberVerificationService(store),
+    verification: new MemberVerificationService(store, users),
   };
 }
 
