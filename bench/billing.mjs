@@ -18,7 +18,8 @@
 // The bars: the subscription list reaches ≥ 0.5× and the purchase ≥ 0.15× GET /users/@me's
 // requests/s, with zero duplicate charges.
 // Knobs: BENCH_DURATION [10], BENCH_WARMUP [2], BENCH_CONNECTIONS [10], BENCH_BUYERS [200],
-// BENCH_PORT_OFFSET [13400], BENCH_LOG_LEVEL [warn], BENCH_NO_README=1.
+// BENCH_PORT_OFFSET [13400], BENCH_LOG_LEVEL [warn], BENCH_NO_README=1, BENCH_CPU_PROF=<dir> (a CPU
+// profile per process, for bench/cpu-top.mjs --results bench/results/billing.json --window create).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
@@ -29,11 +30,14 @@ import { fmt, measure } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { writeReadmeSection } from './lib/readme.mjs';
 import {
+  CPU_PROF_DIR,
   LOG_LEVEL,
+  cpuProfPreload,
   log,
   machineInfo,
   makeKeys,
   positive,
+  preloadOptions,
   requireBuilt,
   runMain,
   saveResults,
@@ -58,7 +62,13 @@ async function main() {
   // Every run starts from empty databases.
   await dropDatabases([...new Set(processes(OFFSET, DB_PREFIX).map((p) => `${DB_PREFIX}_${p.name}`))]);
   const keys = makeKeys();
-  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys });
+  // BENCH_CPU_PROF=<dir>: every started process writes a CPU profile there (bench/cpu-top.mjs reads it).
+  const env = {};
+  if (CPU_PROF_DIR) {
+    const profile = cpuProfPreload(CPU_PROF_DIR);
+    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
+  }
+  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env });
   const base = system.baseUrl;
   const gatewayUrl = `http://127.0.0.1:${8113 + OFFSET}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });

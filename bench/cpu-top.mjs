@@ -33,7 +33,10 @@ if (values.window) {
   const candidates = [
     ...(results.events?.stages ?? []).map((s) => [s.label, s.window]),
     ...(results.relationships?.scenarios ?? []).map((s) => [s.key, s.window]),
-    ...(results.scenarios ?? []).map((s) => [s.key, s.window]),
+    // An array of scenarios carrying their key, or (billing.json) an object keyed by scenario.
+    ...(Array.isArray(results.scenarios)
+      ? results.scenarios.map((s) => [s.key, s.window])
+      : Object.entries(results.scenarios ?? {}).map(([key, s]) => [key, s.window])),
   ];
   window = candidates.find(([label]) => label === values.window)?.[1];
   if (!window) {

@@ -2,7 +2,7 @@
 // The integrations and GIFs benchmark (issue 15), in one command (`node bench/integrations.mjs`,
 // after `npm run build`). In one run it:
 //   1. starts the whole system as `npm start` does (scripts/start.mjs) on its own ports
-//      (KITH_PORT_OFFSET, default 13300) and databases (DB_PREFIX kith_bench_integrations), with
+//      (BENCH_PORT_OFFSET, default 13300) and databases (BENCH_DB_PREFIX, default kith_bench_integrations), with
 //      the development GIF and streaming providers it runs;
 //   2. registers a user, makes a guild and BENCH_INTEGRATIONS (50) applications, each authorized
 //      into the guild through POST /oauth2/authorize (50 app integrations, 50 bots as members);
@@ -14,12 +14,14 @@
 //   5. prints the table, writes it into bench/README.md (between the integrations markers) and
 //      the raw numbers into bench/results/integrations.json. Exits non-zero when a scenario
 //      answered anything but 2xx (not when a bar is missed).
-// Knobs: KITH_PORT_OFFSET [13300], BENCH_CONNECTIONS [10], BENCH_DURATION [10], BENCH_WARMUP [2],
+// Knobs: BENCH_PORT_OFFSET [13300], BENCH_DB_PREFIX [kith_bench_integrations], BENCH_CONNECTIONS [10], BENCH_DURATION [10], BENCH_WARMUP [2],
 // BENCH_INTEGRATIONS [50], BENCH_BURST [1000], BENCH_TIMEOUT [300], BENCH_NO_README=1, BENCH_LOG_LEVEL [warn].
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import os from 'node:os';
 import { Agent } from 'undici';
-import { dropDatabases } from './lib/db.mjs';
+import { dbPrefix, dropDatabases } from './lib/db.mjs';
+import { request as httpRequest, registerUsers } from './lib/http.mjs';
 import { fmt, measure } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { writeReadmeSection } from './lib/readme.mjs';
@@ -36,64 +38,40 @@ import {
   systemCpuGroups,
 } from './lib/system.mjs';
 
-const OFFSET = Math.round(positive('KITH_PORT_OFFSET', 13300));
+const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 13300));
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 10));
 const DURATION_S = positive('BENCH_DURATION', 10);
 const WARMUP_S = positive('BENCH_WARMUP', 2);
 const INTEGRATIONS = Math.round(positive('BENCH_INTEGRATIONS', 50));
 const BURST = Math.round(positive('BENCH_BURST', 1000));
 const TIMEOUT_S = positive('BENCH_TIMEOUT', 300);
-const DB_PREFIX = 'kith_bench_integrations';
+const DB_PREFIX = dbPrefix('kith_bench_integrations');
 /** Issue 15's bars: cached GIF search ≥ 60% and 50 integrations ≥ 40% of GET /users/@me. */
 const GIF_BAR = 0.6;
 const LIST_BAR = 0.4;
 
-async function call(base, method, path, token, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: token } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
-
+/** The answer's JSON when it is a 2xx; anything else stops the run, naming the step. */
 async function expectOk(answer, what) {
   const a = await answer;
-  if (a.status < 200 || a.status >= 300) throw new Error(`${what}: ${a.status} ${JSON.stringify(a.json)}`);
-  return a.json;
-}
-
-/** The guild with its integrations, made through the gateway as a developer and a manager would. */
-async function register(base) {
-  const suffix = randomBytes(6).toString('hex');
-  const { token } = await expectOk(
-    call(base, 'POST', '/auth/register', undefined, {
-      username: `bench_${suffix}`,
-      email: `bench_${suffix}@example.com`,
-      password: `bench password ${suffix}`,
-      date_of_birth: '1990-05-17',
-      consent: true,
-    }),
-    'register',
-  );
-  return token;
+  if (a.status < 200 || a.status >= 300) throw new Error(`${what}: ${a.status} ${a.body.slice(0, 300)}`);
+  return a.body ? JSON.parse(a.body) : undefined;
 }
 
 /** A developer has at most 25 applications: one more developer per 25. */
 const APPS_PER_DEVELOPER = 25;
 
-async function seed(base) {
-  const token = await register(base);
-  const guild = await expectOk(call(base, 'POST', '/guilds', token, { name: 'Bench integrations' }), 'create guild');
-  let developer = token;
+/** The guild with its integrations, made through the gateway as developers and a manager would. */
+async function seed(send) {
+  const developers = await registerUsers(send, Math.ceil(INTEGRATIONS / APPS_PER_DEVELOPER) || 1, { prefix: 'intg', parallel: 2 });
+  const { token } = developers[0];
+  const guild = await expectOk(send('POST', '/guilds', token, { name: 'Bench integrations' }), 'create guild');
   for (let i = 0; i < INTEGRATIONS; i++) {
-    if (i > 0 && i % APPS_PER_DEVELOPER === 0) developer = await register(base);
-    const app = await expectOk(call(base, 'POST', '/applications', developer, { name: `Bench App ${i}` }), 'create application');
+    const developer = developers[Math.floor(i / APPS_PER_DEVELOPER)].token;
+    const app = await expectOk(send('POST', '/applications', developer, { name: `Bench App ${i}` }), 'create application');
     if (i % 2 === 0)
-      await expectOk(call(base, 'POST', `/applications/${app.id}/commands`, developer, { name: 'ping', description: 'Pong' }), 'command');
+      await expectOk(send('POST', `/applications/${app.id}/commands`, developer, { name: 'ping', description: 'Pong' }), 'command');
     await expectOk(
-      call(base, 'POST', `/oauth2/authorize?client_id=${app.id}&scope=bot+applications.commands`, token, {
+      send('POST', `/oauth2/authorize?client_id=${app.id}&scope=bot+applications.commands`, token, {
         authorize: true,
         guild_id: guild.id,
         permissions: '0',
@@ -101,7 +79,7 @@ async function seed(base) {
       'authorize',
     );
   }
-  const listed = await expectOk(call(base, 'GET', `/guilds/${guild.id}/integrations`, token), 'list integrations');
+  const listed = await expectOk(send('GET', `/guilds/${guild.id}/integrations`, token), 'list integrations');
   if (listed.length !== INTEGRATIONS) throw new Error(`expected ${INTEGRATIONS} integrations, got ${listed.length}`);
   return { token, guildId: guild.id };
 }
@@ -167,7 +145,9 @@ async function main() {
   const providers = system.list.find((p) => p.name === 'providers');
   const providersUrl = `http://127.0.0.1:${providers.env.GIF_PROVIDERS_PORT}`;
   log(`seeding ${INTEGRATIONS} app integrations…`);
-  const { token, guildId } = await seed(base);
+  const seeding = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const { token, guildId } = await seed((method, path, token, body) => httpRequest(seeding, base, method, path, token, body));
+  seeding.destroy();
   log(`burst of ${BURST} identical uncached searches…`);
   const burstResult = await burst(base, providersUrl, token);
   log(`  ${burstResult.providerRequests} provider request(s); ${JSON.stringify(burstResult.byStatus)}`);

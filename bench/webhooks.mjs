@@ -16,27 +16,30 @@
 // BENCH_DB_PREFIX [kith_benchwh], BENCH_LOG_LEVEL [warn], BENCH_NO_README=1.
 import http from 'node:http';
 import os from 'node:os';
-import autocannon from 'autocannon';
 import { createClient } from '@kith/platform';
 import { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import { dbPrefix, dropDatabases } from './lib/db.mjs';
 import { closeSockets, openSockets } from './lib/gateway-client.mjs';
 import { request as httpRequest, pool, registerUsers } from './lib/http.mjs';
-import { fmt, percentile } from './lib/load.mjs';
-import { rssKiB, systemProcesses } from './lib/proc.mjs';
+import { fmt, measure, percentile } from './lib/load.mjs';
+import { cpuMeter, rssKiB, systemProcesses } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
+  CPU_PROF_DIR,
   LOG_LEVEL,
+  cpuProfPreload,
   log,
   machineInfo,
   makeKeys,
   positive,
+  preloadOptions,
   requireBuilt,
   root,
   runMain,
   saveResults,
   sleep,
   startSystem,
+  systemCpuGroups,
 } from './lib/system.mjs';
 
 const DURATION_S = positive('BENCH_DURATION', 10);
@@ -47,22 +50,6 @@ const FANOUT_S = positive('BENCH_FANOUT_SECONDS', 5);
 const OFFSET = Math.round(positive('BENCH_PORT_OFFSET', 13200));
 const DB_PREFIX = dbPrefix('kith_benchwh');
 const UPLOAD_BYTES = 8 * 1024 * 1024;
-
-async function load(opts) {
-  const latencies = [];
-  const instance = autocannon({ connections: CONNECTIONS, pipelining: 1, duration: DURATION_S, timeout: 10, ...opts });
-  instance.on('response', (_c, status, _b, ms) => status >= 200 && status < 300 && latencies.push(ms));
-  const result = await instance;
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: result.requests.average,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-  };
-}
 
 /** One multipart upload of `bytes` through the edge, streamed from a generator (nothing held here either). */
 function upload(baseUrl, path, bytes) {
@@ -107,7 +94,14 @@ async function main() {
   const loadavgAtStart = os.loadavg();
   await dropDatabases(['auth', 'social', 'guilds', 'integrations', 'billing', 'invites', 'webhooks'].map((s) => `${DB_PREFIX}_${s}`));
   const keys = makeKeys();
-  const { baseUrl, child, list } = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys });
+  const env = {};
+  if (CPU_PROF_DIR) {
+    const profile = cpuProfPreload(CPU_PROF_DIR);
+    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
+  }
+  const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env });
+  const { baseUrl, child, list } = system;
+  const meter = cpuMeter(() => systemCpuGroups(system));
   log(`system up at ${baseUrl}`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
   const send = (method, path, token, body) => httpRequest(agent, baseUrl, method, path, token, body);
@@ -117,21 +111,37 @@ async function main() {
   const webhook = JSON.parse((await send('POST', `/channels/${channel.id}/webhooks`, owner.token, { name: 'bench' })).body);
   const executePath = `/webhooks/${webhook.id}/${webhook.token}`;
 
-  // 1. throughput
-  const me = { url: `${baseUrl}/users/@me`, headers: { authorization: owner.token } };
-  const exec = {
-    url: `${baseUrl}${executePath}?wait=true`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ content: 'hello' }),
-  };
-  log('warming up both paths');
-  await load({ ...me, duration: 3 });
-  await load({ ...exec, duration: 3 });
-  log('measuring GET /users/@me');
-  const meResult = await load(me);
-  log('measuring Execute Webhook wait=true');
-  const execResult = await load(exec);
+  // 1. throughput (bench/lib's measure: probe, warm-up, measured run, CPU per request per process)
+  const opts = { connections: CONNECTIONS, warmupS: 3, durationS: DURATION_S, meter };
+  const meResult = await measure(
+    { name: 'GET /users/@me', url: `${baseUrl}/users/@me`, headers: async () => ({ authorization: owner.token }) },
+    opts,
+  );
+  const executeBody = JSON.stringify({ content: 'hello' });
+  const execResult = await measure(
+    {
+      name: 'Execute Webhook wait=true (POST)',
+      // measure()'s probe GETs this (Get Webhook with Token: the webhook is there); every
+      // request of the warm-up and the measured run is the execute setupRequest makes.
+      url: `${baseUrl}${executePath}`,
+      setupRequest: (req) => ({
+        ...req,
+        method: 'POST',
+        path: `/api/v9${executePath}?wait=true`,
+        headers: { 'content-type': 'application/json' },
+        body: executeBody,
+      }),
+    },
+    opts,
+  );
+  for (const r of [meResult, execResult]) {
+    const per = Object.entries(r.cpu.microsPerRequest)
+      .filter(([, us]) => us >= 1)
+      .sort((x, y) => y[1] - x[1])
+      .map(([label, us]) => `${label} ${fmt(us, 0)}`)
+      .join(', ');
+    log(`CPU µs per request, ${r.name}: ${per}`);
+  }
 
   // 2. memory under ten concurrent 8 MiB uploads
   const webhooksPid = systemProcesses(root, child.pid, list).find((p) => p.name === 'webhooks')?.pid;
@@ -168,6 +178,8 @@ async function main() {
   await sleep(2000);
   const sends = [];
   const total = Math.round(RATE * FANOUT_S);
+  const fanoutFromUs = Number(process.hrtime.bigint() / 1000n);
+  const fanoutBefore = meter.snapshot();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: total }, async (_, i) => {
@@ -181,6 +193,17 @@ async function main() {
   );
   const achievedRate = total / ((performance.now() - started) / 1000);
   await sleep(3000);
+  // CPU per execution of the fanout stage, its deliveries to every socket included.
+  const fanoutCpu = meter.delta(fanoutBefore, meter.snapshot(), total);
+  const fanoutWindow = { fromUs: fanoutFromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
+  log(
+    `CPU µs per execution delivered to ${viewers.length} sockets: ` +
+      Object.entries(fanoutCpu.microsPerRequest)
+        .filter(([, us]) => us >= 1)
+        .sort((x, y) => y[1] - x[1])
+        .map(([label, us]) => `${label} ${fmt(us, 0)}`)
+        .join(', '),
+  );
   await closeSockets(clients);
   const requestMs = sends
     .filter((s) => s.status === 200)
@@ -200,6 +223,11 @@ async function main() {
     machine: machineInfo(loadavgAtStart),
     me: meResult,
     execute: execResult,
+    scenarios: [
+      { key: 'me', ...meResult },
+      { key: 'execute', ...execResult },
+      { key: 'fanout', window: fanoutWindow, cpu: fanoutCpu },
+    ],
     ratio: execResult.rps / meResult.rps,
     uploads: { statuses, rssBeforeMiB: rssBefore / 1024, rssPeakMiB: rssPeak / 1024, growthMiB: uploadGrowthMiB },
     fanout: {
@@ -232,7 +260,7 @@ async function main() {
   ].join('\n');
   process.stdout.write(`\n${table}\n`);
   if (!readmeOff) writeReadmeSection('webhooks', 'Webhooks (issue 14)', table);
-  const broken = meResult.non2xx || meResult.errors || execResult.non2xx || execResult.errors || statuses.some((s) => s !== 200);
+  const broken = meResult.broken || execResult.broken || statuses.some((s) => s !== 200);
   return broken ? 1 : 0;
 }
 

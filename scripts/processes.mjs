@@ -14,6 +14,9 @@ export const POSTGRES_STARTUP_RESERVE = 1;
 /** The least a database-owning process can run with: one pooled connection and the outbox listener's. */
 const MIN_SHARE = 2;
 
+/** The key auth presents to the development k-ID stand-in, which checks it as k-ID checks a product's. */
+const DEV_K_ID_API_KEY = 'kith-development-k-id';
+
 // The processes of the whole system and their ports: one place for `npm start`, the end-to-end
 // tests and the benchmark. Port offset lets a second stack run beside the first.
 //
@@ -31,11 +34,28 @@ export function processes(offset = 0, dbPrefix = process.env.DB_PREFIX ?? 'kith'
   return withPostgresShares(
     withRedisPrefixes(redisPrefix, [
       {
+        // Local development age-verification provider speaking k-ID's API (see services/auth/src/dev).
+        name: 'age-verifier',
+        dir: 'services/auth',
+        entry: 'dist/dev/kid.main.js',
+        // A stand-in for an outside provider: no image, no production deployment.
+        devOnly: true,
+        env: { K_ID_PORT: port(8114), K_ID_API_KEY: DEV_K_ID_API_KEY },
+        readyUrl: `http://${host}:${port(8114)}/healthz`,
+      },
+      {
         name: 'auth',
         dir: 'services/auth',
         // Twice the others': every request's token check at the edge reads auth's sessions.
         postgres: 2,
-        env: { HTTP_PORT: port(8101), GRPC_PORT: port(50051), INVITES_GRPC_ADDR: `${host}:${port(50053)}` },
+        env: {
+          HTTP_PORT: port(8101),
+          GRPC_PORT: port(50051),
+          INVITES_GRPC_ADDR: `${host}:${port(50053)}`,
+          // Suspended users' age verification goes to the local stand-in (production sets k-ID's).
+          K_ID_API_URL: `http://${host}:${port(8114)}`,
+          K_ID_API_KEY: DEV_K_ID_API_KEY,
+        },
         readyUrl: `http://${host}:${port(8101)}/readyz`,
       },
       {

@@ -40,28 +40,29 @@ beforeAll(async () => {
 });
 
 describe('op 8 Request Guild Members through @discordjs/ws', () => {
-  let ws: WebSocketManager;
-  const dispatches: { t: string; d: Chunk }[] = [];
-
-  beforeAll(async () => {
-    ws = new WebSocketManager({ token: owner.token, intents: 0, rest: userRest(owner.token, { retries: 0 }) });
-    const ready = new Promise((resolve) => ws.once(WebSocketShardEvents.Ready, resolve));
-    ws.on(WebSocketShardEvents.Dispatch, (payload) => void dispatches.push(payload as never));
-    await ws.connect();
-    await ready;
-  });
-  afterAll(() => ws?.destroy());
-
-  async function chunk(nonce: string): Promise<Chunk> {
-    await expect
-      .poll(() => dispatches.find((d) => d.t === 'GUILD_MEMBERS_CHUNK' && d.d.nonce === nonce), { timeout: 10_000 })
-      .toBeDefined();
-    return dispatches.find((d) => d.t === 'GUILD_MEMBERS_CHUNK' && d.d.nonce === nonce)!.d;
+  /**
+   * The owner asks once on a session of their own: the platform answers one request per guild
+   * per session every 30 seconds, so each question gets a new session.
+   */
+  async function chunk(d: Record<string, unknown>): Promise<Chunk> {
+    const dispatches: { t: string; d: Chunk }[] = [];
+    const ws = new WebSocketManager({ token: owner.token, intents: 0, rest: userRest(owner.token, { retries: 0 }) });
+    try {
+      const ready = new Promise((resolve) => ws.once(WebSocketShardEvents.Ready, resolve));
+      ws.on(WebSocketShardEvents.Dispatch, (payload) => void dispatches.push(payload as never));
+      await ws.connect();
+      await ready;
+      await ws.send(0, { op: 8, d: d as never });
+      const answered = () => dispatches.find((x) => x.t === 'GUILD_MEMBERS_CHUNK' && x.d.nonce === d.nonce);
+      await expect.poll(answered, { timeout: 10_000 }).toBeDefined();
+      return answered()!.d;
+    } finally {
+      await ws.destroy();
+    }
   }
 
   it('when a client asks by a username prefix, then one chunk holds the members whose name starts with it, with the nonce', async () => {
-    await ws.send(0, { op: 8, d: { guild_id: guildId, query: bob.username.slice(0, 10).toUpperCase(), limit: 10, nonce: 'by-name' } });
-    const answer = await chunk('by-name');
+    const answer = await chunk({ guild_id: guildId, query: bob.username.slice(0, 10).toUpperCase(), limit: 10, nonce: 'by-name' });
     expect(answer).toMatchObject({ guild_id: guildId, chunk_index: 0, chunk_count: 1 });
     expect(answer.members.map((m) => m.user.id)).toEqual([bob.id]);
     expect(answer.members[0]).toMatchObject({ user: { id: bob.id, username: bob.username }, roles: [] });
@@ -69,22 +70,19 @@ describe('op 8 Request Guild Members through @discordjs/ws', () => {
   });
 
   it('when a client asks by a nickname prefix, then the member with that nick is found', async () => {
-    await ws.send(0, { op: 8, d: { guild_id: guildId, query: 'zebra', limit: 5, nonce: 'by-nick' } });
-    const answer = await chunk('by-nick');
+    const answer = await chunk({ guild_id: guildId, query: 'zebra', limit: 5, nonce: 'by-nick' });
     expect(answer.members.map((m) => [m.user.id, m.nick])).toEqual([[carol.id, 'Zebra Carol']]);
   });
 
   it('when the owner asks for the whole list (empty query, limit 0), then every member comes back', async () => {
-    await ws.send(0, { op: 8, d: { guild_id: guildId, query: '', limit: 0, nonce: 'everyone' } });
-    const answer = await chunk('everyone');
+    const answer = await chunk({ guild_id: guildId, query: '', limit: 0, nonce: 'everyone' });
     expect(answer.members.map((m) => m.user.id).sort()).toEqual([owner.id, bob.id, carol.id].sort());
     expect(answer).toMatchObject({ chunk_index: 0, chunk_count: 1 });
   });
 
   it('when a client asks by ids with one that is no member, then the chunk says it was not found', async () => {
     const nobody = strangerId();
-    await ws.send(0, { op: 8, d: { guild_id: guildId, user_ids: [carol.id, nobody], nonce: 'by-ids' } });
-    const answer = await chunk('by-ids');
+    const answer = await chunk({ guild_id: guildId, user_ids: [carol.id, nobody], nonce: 'by-ids' });
     expect(answer.members.map((m) => m.user.id)).toEqual([carol.id]);
     expect(answer.not_found).toEqual([nobody]);
   });
@@ -102,11 +100,49 @@ describe('op 8 from a user account (raw ws)', () => {
     carolOnline.ws.close();
   });
 
-  it('when a member without member permissions asks for the whole list, then no chunk comes for it, and a later request by id is answered', async () => {
+  it('when a member without member permissions asks for the whole list, then no chunk comes for it, and a later request for another guild is answered', async () => {
+    const own = await createGuild(carol, 'carol’s own');
+    await carolOnline.ws.takeThrough((d) => d.t === 'GUILD_CREATE' && d.d.id === own);
     carolOnline.ws.send({ op: 8, d: { guild_id: guildId, query: '', limit: 0, nonce: 'refused' } });
-    carolOnline.ws.send({ op: 8, d: { guild_id: guildId, user_ids: bob.id, nonce: 'allowed' } });
+    carolOnline.ws.send({ op: 8, d: { guild_id: own, user_ids: carol.id, nonce: 'allowed' } });
     const before = await carolOnline.ws.takeThrough(chunkWith('allowed'));
     expect(before.filter((d) => d.t === 'GUILD_MEMBERS_CHUNK')).toEqual([]);
+  });
+
+  it('when a session asks for the same guild again within 30 s, then RATE_LIMITED answers with the wait and the nonce, and the socket stays open', async () => {
+    const again = await online(bob);
+    try {
+      again.ws.send({ op: 8, d: { guild_id: guildId, user_ids: [carol.id], nonce: 'first' } });
+      again.ws.send({ op: 8, d: { guild_id: guildId, user_ids: [carol.id], nonce: 'second' } });
+      await again.ws.takeThrough((d) => d.t === 'RATE_LIMITED');
+      const limited = again.ws.dispatches().find((d) => d.t === 'RATE_LIMITED')!;
+      expect(limited.d).toEqual({ opcode: 8, retry_after: expect.any(Number), meta: { guild_id: guildId, nonce: 'second' } });
+      expect(limited.d.retry_after).toBeGreaterThan(0);
+      expect(limited.d.retry_after).toBeLessThanOrEqual(30);
+      // The first is answered (its chunk may come before or after: finding members takes longer than refusing).
+      await expect.poll(() => again.ws.dispatches().some(chunkWith('first')), { timeout: 10_000 }).toBe(true);
+      expect(
+        again.ws
+          .dispatches()
+          .filter((d) => d.t === 'GUILD_MEMBERS_CHUNK')
+          .map((d) => d.d.nonce),
+      ).toEqual(['first']);
+      // Still open: a later request for another guild of the user is answered.
+      const own = await createGuild(bob, 'bob’s own');
+      await again.ws.takeThrough((d) => d.t === 'GUILD_CREATE' && d.d.id === own);
+      again.ws.send({ op: 8, d: { guild_id: own, user_ids: [bob.id], nonce: 'own' } });
+      await again.ws.takeThrough(chunkWith('own'));
+      expect(again.ws.closeCodeIfClosed).toBeUndefined();
+    } finally {
+      again.ws.close();
+    }
+  });
+
+  it('when a client sends more than 120 frames within a minute, then it is closed with 4008', async () => {
+    const [someone] = await people(1);
+    const theirs = await online(someone);
+    for (let i = 0; i < 121; i++) theirs.ws.send({ op: 1, d: null });
+    expect(await theirs.ws.closed).toBe(4008);
   });
 
   it('when presences are asked for, then the chunk carries the presence of the online members as they set it', async () => {
@@ -116,9 +152,12 @@ describe('op 8 from a user account (raw ws)', () => {
     const update = carolOnline.ws.dispatches().find(presenceOf(bob.id, 'dnd'))!;
     expect(update.d).toMatchObject({ user: { id: bob.id }, status: 'dnd', guild_id: guildId });
 
-    carolOnline.ws.send({ op: 8, d: { guild_id: [guildId], user_ids: [bob.id, owner.id], presences: true, nonce: 'with-presences' } });
-    await carolOnline.ws.takeThrough(chunkWith('with-presences'));
-    const answer = carolOnline.ws.dispatches().find(chunkWith('with-presences'))!.d as unknown as Chunk;
+    // Asked on a session of Carol's that has not asked for the guild yet (one request per guild per session every 30 s).
+    const asking = await online(carol);
+    asking.ws.send({ op: 8, d: { guild_id: [guildId], user_ids: [bob.id, owner.id], presences: true, nonce: 'with-presences' } });
+    await asking.ws.takeThrough(chunkWith('with-presences'));
+    const answer = asking.ws.dispatches().find(chunkWith('with-presences'))!.d as unknown as Chunk;
+    asking.ws.close();
     expect(answer.members.map((m) => m.user.id).sort()).toEqual([bob.id, owner.id].sort());
     // The owner is not connected: no presence for them.
     expect(answer.presences).toEqual([expect.objectContaining({ user: { id: bob.id }, status: 'dnd' })]);

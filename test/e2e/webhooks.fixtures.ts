@@ -58,11 +58,5 @@ export async function join(guildId: string, user: Person): Promise<void> {
   expect((await guildsGrpc().addMember({ guildId, userId: user.id })).errorCode).toBe(0);
 }
 
-/** Polls until `check` holds (an event consumer's effect), at most ~10 s. */
-export async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition never held');
-}
+/** Polls until `check` holds (an event consumer's effect), at most ~10 s: the platform's shared helper. */
+export { eventually } from '@kith/platform/testing';

@@ -46,13 +46,21 @@ export class GatewayClient {
     );
   }
 
-  /** Connects to `/gateway?v=10&encoding=json` (of the e2e system unless `origin` names another), identifies with `token` and waits for READY. */
-  static async connect(token: string, path = '/gateway?v=10&encoding=json', origin = inject('gatewayOrigin')): Promise<GatewayClient> {
+  /**
+   * Connects to `/gateway?v=10&encoding=json` (of the e2e system unless `origin` names another),
+   * identifies with `token` (and `identify`'s further fields) and waits for READY.
+   */
+  static async connect(
+    token: string,
+    path = '/gateway?v=10&encoding=json',
+    origin = inject('gatewayOrigin'),
+    identify: Record<string, unknown> = {},
+  ): Promise<GatewayClient> {
     const client = new GatewayClient(new WebSocket(`${origin.replace(/^http/, 'ws')}${path}`));
     const hello = (await client.waitFor((f) => f.op === 10)) as Frame & { d: { heartbeat_interval: number } };
     client.heartbeat = setInterval(() => client.send({ op: 1, d: client.lastSeq() }), hello.d.heartbeat_interval * 0.9);
     client.heartbeat.unref();
-    client.send({ op: 2, d: { token, properties: { os: 'linux', browser: 'vitest', device: 'vitest' } } });
+    client.send({ op: 2, d: { token, properties: { os: 'linux', browser: 'vitest', device: 'vitest' }, ...identify } });
     client.ready = (await client.waitFor((f) => f.t === 'READY')) as GatewayClient['ready'];
     client.cursor = client.frames.length;
     return client;

@@ -52,6 +52,32 @@ export function outboxStatement(
   return { statement, envelopes };
 }
 
+/**
+ * The outbox INSERT alone (`RETURNING 1`), writing its rows only when `condition` holds: for a
+ * store that writes a change in one statement of data-modifying CTEs guarded by one of them (the
+ * events then commit exactly when the change does). The statement must wake the relay itself:
+ * `SELECT pg_notify(OUTBOX_CHANNEL, '') FROM (SELECT 1 FROM <this CTE> LIMIT 1) AS one`.
+ * `events` must not be empty.
+ */
+export function outboxInsertWhen(
+  service: string,
+  events: DomainEvent[],
+  ids: SnowflakeGenerator,
+  condition: RawBuilder<unknown>,
+): { insert: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  const envelopes = events.map((event) => toEnvelope(service, event, ids));
+  // VALUES in a subquery types its columns itself: the casts keep them the outbox's.
+  const rows = envelopes.map(
+    (e) => sql`(${e.id}::bigint, ${eventSubject(service, e.name)}::text, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
+  );
+  const insert = sql`INSERT INTO outbox (id, subject, envelope, headers)
+    SELECT v.id, v.subject, v.envelope, v.headers FROM (VALUES ${sql.join(rows)}) AS v (id, subject, envelope, headers)
+    WHERE ${condition} ORDER BY v.id RETURNING 1`;
+  return { insert, envelopes };
+}
+
 /** Writes one event into the outbox inside the caller's transaction (see `enqueueEvents`). */
 export async function enqueueEvent<DB>(
   trx: Transaction<DB>,
@@ -97,6 +123,11 @@ export class Outbox {
     await sql.raw('COMMIT').execute(conn);
   }
 
+  /** The outbox INSERT for a CTE, writing only when `condition` holds (see `outboxInsertWhen`). */
+  insertWhen(events: DomainEvent[], condition: RawBuilder<unknown>): RawBuilder<unknown> {
+    return outboxInsertWhen(this.service, events, this.ids, condition).insert;
+  }
+
   /** The statement `enqueue` would run, not sent (see `outboxStatement`). */
   statement(events: DomainEvent[]): RawBuilder<unknown> {
     return outboxStatement(this.service, events, this.ids).statement;
@@ -104,11 +135,20 @@ export class Outbox {
 }
 
 function toEnvelope(service: string, event: DomainEvent, ids: SnowflakeGenerator): EventEnvelope {
+  const now = Date.now();
+  return eventEnvelope(service, event, ids.next(now), now);
+}
+
+/**
+ * The one way an event becomes the envelope the stream carries: the outbox's, and that of an
+ * event a service publishes straight to the stream (realtime's presences and announcements).
+ * `id` is also the message id the stream drops duplicates by.
+ */
+export function eventEnvelope(service: string, event: DomainEvent, id: string, now = Date.now()): EventEnvelope {
   if (!SUBJECT_TOKEN.test(service)) throw new Error(`bad service name for event subjects: ${service}`);
   if (!SUBJECT_TOKEN.test(event.name)) throw new Error(`bad event name for event subjects: ${event.name}`);
-  const now = Date.now();
   const envelope: EventEnvelope = {
-    id: ids.next(now),
+    id,
     service,
     name: event.name,
     occurred_at: new Date(now).toISOString(),

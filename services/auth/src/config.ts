@@ -88,7 +88,10 @@ const authConfigFields = z.object({
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The sending number (E.164) or messaging service's sender. */
   TWILIO_FROM: z.string().min(1).optional(),
-  /** Where k-ID's API is (any server speaking it): suspended users' age verification. Unset, it is unavailable. */
+  /**
+   * Where k-ID's API is (any server speaking it): suspended users' age verification. Unset, it is
+   * unavailable. `npm start` points it at its local stand-in (services/auth/src/dev) on 8114.
+   */
   K_ID_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The k-ID product's API key, with K_ID_API_URL. */
   K_ID_API_KEY: z.string().min(1).optional(),

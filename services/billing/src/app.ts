@@ -71,21 +71,12 @@ export async function startBilling(config: BillingConfig, logger?: Logger, clock
         log.warn({ err, kind: mark.kind, target: mark.target_id }, 'perk push failed; the scheduler retries'),
       );
       const afterChange = () => perks.flush().catch((err: unknown) => log.warn({ err }, 'perk push failed; the scheduler retries'));
-      const purchases = new PurchaseService(
-        catalogue,
-        store,
-        sources,
-        gateway,
-        ids,
-        clock,
-        {
-          leaseMs: config.PURCHASE_LEASE_MS,
-          // A copy waits as long as the first attempt may take at the gateway, with its retries.
-          waitMs: config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
-          pollMs: 50,
-        },
-        entitlements,
-      );
+      const purchases = new PurchaseService(catalogue, store, sources, gateway, ids, clock, {
+        leaseMs: config.PURCHASE_LEASE_MS,
+        // A copy waits as long as the first attempt may take at the gateway, with its retries.
+        waitMs: config.PAYMENT_GATEWAY_TIMEOUT_MS * (config.PAYMENT_GATEWAY_RETRIES + 1) + 5_000,
+        pollMs: 50,
+      });
       scheduler = new RenewalScheduler(
         new RenewalsService(store, catalogue, ledger, changes, clock),
         perks,

@@ -23,6 +23,7 @@ import { AuthorizeService } from './domain/applications/authorize.service.js';
 import { ChannelIntegrationsService } from './domain/integrations/channel-integrations.service.js';
 import { IntegrationsService } from './domain/integrations/integrations.service.js';
 import { AuthUsers, GrpcGuilds, GrpcSocial, GrpcWebhooks } from './grpc/peers.js';
+import { RedisAuthorizationCodes } from './store/authorization-codes.store.js';
 import { PgApplicationsStore } from './store/applications.store.js';
 import { PgIntegrationsStore } from './store/integrations.store.js';
 import { RedisGuildListCache } from './store/list-cache.store.js';
@@ -88,6 +89,7 @@ export function integrationsModule(
       new GrpcSocial(socialClient),
       ids,
       config.OAUTH2_AUTHORIZED_URL,
+      new RedisAuthorizationCodes(parts.redis),
       webhooks,
     ),
     preview: new AuthorizePreview(applicationsStore, guilds, users),

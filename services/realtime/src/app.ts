@@ -77,7 +77,7 @@ export async function startRealtime(
   const socialClient = config.SOCIAL_GRPC_ADDR ? createClient(SocialService, config.SOCIAL_GRPC_ADDR, AUTH_DEADLINE_MS) : undefined;
   const guildsClient = createClient(GuildsService, config.GUILDS_GRPC_ADDR, GUILDS_DEADLINE_MS);
   const social = socialClient ? new GrpcSocial(socialClient) : undefined;
-  const presence = new PresencePublisher(redis, nats, social, config.RESUME_WINDOW_MS);
+  const presence = new PresencePublisher(redis, nats, social, config.RESUME_WINDOW_MS, logger);
   const gateway = new GatewayService({
     auth: new GrpcAuth(authClient),
     ...(social ? { social } : {}),
@@ -125,6 +125,7 @@ export async function startRealtime(
       // Events from here on reach the clients through their resume, on whichever replica.
       () => consumer.stop(),
       () => gateway.shutdown(config.SHUTDOWN_GRACE_MS),
+      async () => presence.close(),
       () => sockets.close(),
       async () => clearInterval(sweep),
       () => closeHttpServer(http.server),

@@ -9,6 +9,7 @@ import { MessagesService } from './domain/messages.service.js';
 import { ObjectSweeper } from './domain/object.sweeper.js';
 import { AesTokenVault } from './domain/webhook.token.js';
 import { WebhooksService } from './domain/webhooks.service.js';
+import { GuildChanges } from './events/guild-changes.js';
 import { GuildDeletes } from './events/guild-deletes.js';
 import { AuthUsers } from './grpc/auth.users.js';
 import { CachedGuildDirectory } from './grpc/guilds.cache.js';
@@ -70,12 +71,17 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         apiUrl: config.PUBLIC_API_URL,
       });
       const attachments = new AttachmentsService(objects, ids, config.PUBLIC_CDN_URL, (keys) => deletions.enqueue(keys));
+      // Every execution asks for its channel and audience: remembered for a second, forgotten at
+      // once when guilds' events change them.
+      const guildCache = new CachedGuildDirectory(guilds, config.GUILD_CACHE_TTL_MS);
+      const guildChanges = new GuildChanges(nats, guildCache, log);
+      guildChanges.start();
       const messages = new MessagesService({
         store: new PgMessageStore(db, outbox, filesQueued),
-        // Every execution asks for its channel and audience: remembered for a second.
-        guilds: new CachedGuildDirectory(guilds),
+        guilds: guildCache,
         users,
         ids,
+        reload: (id) => webhooks.reload(id),
       });
       const limits = { maxFiles: 10, maxFileBytes: config.MAX_FILE_BYTES, maxRequestBytes: config.MAX_REQUEST_BYTES };
       const deletes = new GuildDeletes(
@@ -102,6 +108,7 @@ export function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<
         },
         closers: [
           async () => deletes.stop(),
+          async () => guildChanges.stop(),
           () => sweeper.stop(),
           async () => auth.close(),
           async () => guildsClient.close(),

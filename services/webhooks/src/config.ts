@@ -41,6 +41,11 @@ export const webhooksConfigSchema = z.object({
    * channels, guilds) beyond its own deletions, which start a sweep at once; failures retry later.
    */
   OBJECT_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * How long an execution's answers from guilds (its channel, who sees it, the guild's roles) are
+   * remembered when no event of guilds says they changed (one missed while NATS was away).
+   */
+  GUILD_CACHE_TTL_MS: z.coerce.number().int().positive().default(1000),
   /** Attachments on disk when no S3_ENDPOINT is set. */
   ATTACHMENTS_DIR: z.string().default(join(tmpdir(), 'kith-attachments')),
   /** One file of a message at most (the platform's upload limit). */

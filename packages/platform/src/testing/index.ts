@@ -67,3 +67,15 @@ export async function errorCodeOf(promise: Promise<unknown>): Promise<number | '
     throw err;
   }
 }
+
+/**
+ * Polls `check` every `everyMs` until it holds (an event consumer's or a sweeper's effect), at
+ * most `tries` times; throws when it never does.
+ */
+export async function eventually(check: () => Promise<boolean>, { tries = 100, everyMs = 100 } = {}): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  throw new Error('condition never held');
+}

@@ -43,6 +43,7 @@ const guild: GuildData = {
   maxMembers: 500_000,
   roles: [role],
   vanityUrlCode: '',
+  emojis: [{ id: '9', name: 'wave', roleIds: ['7'], managed: true, animated: false, available: true, requireColons: true }],
 };
 
 const member: MemberData = {
@@ -63,6 +64,9 @@ describe('guildView', () => {
     const view = guildView(guild);
     expect(view).toMatchObject({ icon: null, banner: 'b1', afk_channel_id: null, system_channel_id: '6', description: null, nsfw: true });
     expect(view.roles).toEqual([roleView(role)]);
+    expect(view.emojis).toEqual([
+      { id: '9', name: 'wave', roles: ['7'], require_colons: true, managed: true, animated: false, available: true },
+    ]);
     expect('approximate_member_count' in view).toBe(false);
     expect(guildView(guild, { withCounts: true })).toMatchObject({ approximate_member_count: 3, approximate_presence_count: 0 });
   });

@@ -1,4 +1,4 @@
-import type { Guild, GuildCreate, Member, Role } from '@kith/proto/guilds/v1/guilds';
+import type { Emoji, Guild, GuildCreate, Member, Role } from '@kith/proto/guilds/v1/guilds';
 import { userView } from '../users.js';
 import { channelView } from './channel.view.js';
 import { orNull, type Plain } from './plain.js';
@@ -12,6 +12,20 @@ export type GuildData = Plain<Guild>;
 export type RoleData = Plain<Role>;
 export type MemberData = Plain<Member>;
 export type GuildCreateData = Plain<GuildCreate>;
+export type EmojiData = Plain<Emoji>;
+
+/** The platform's custom emoji object, as a guild's `emojis` and GUILD_EMOJIS_UPDATE carry it. */
+export function emojiView(emoji: EmojiData) {
+  return {
+    id: emoji.id,
+    name: emoji.name,
+    roles: emoji.roleIds,
+    require_colons: emoji.requireColons,
+    managed: emoji.managed,
+    animated: emoji.animated,
+    available: emoji.available,
+  };
+}
 
 export function roleView(role: RoleData) {
   return {
@@ -56,7 +70,7 @@ export function guildView(guild: GuildData, options: { withCounts?: boolean } = 
     widget_channel_id: null,
     verification_level: guild.verificationLevel,
     roles: guild.roles.map(roleView),
-    emojis: [],
+    emojis: (guild.emojis ?? []).map(emojiView),
     stickers: [],
     default_message_notifications: guild.defaultMessageNotifications,
     mfa_level: guild.mfaLevel,

@@ -2,6 +2,7 @@ import { ApiError } from '@kith/platform';
 import { duplicateError } from './accounts.service.js';
 import type { ElevationGuard, ElevationProof } from './mfa/elevation.js';
 import { endSessions, rotateSessions } from './mfa/session-rotation.js';
+import { PASSWORD_BAD_LENGTH, passwordLengthOk } from './password-rule.js';
 import type { PasswordHasher } from './passwords.js';
 import type { SessionRequest, SessionsService } from './sessions.service.js';
 import { type AccountPatch, type AccountWrites, DuplicateUserError, type UserRow, type UsersPort } from './ports.js';
@@ -17,12 +18,9 @@ export interface ModifyUserInput {
 const PASSWORD_REQUIRED = { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' };
 const PASSWORD_WRONG = { code: 'PASSWORD_DOES_NOT_MATCH', message: 'Password does not match.' };
 
-const PASSWORD_BAD_LENGTH = { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 8 and 72 in length.' };
-
 /** A password being set (a claim's `password` is not checked by the form's new-password rule). */
 function checkNewPassword(password: string): void {
-  const length = [...password].length;
-  if (length < 8 || length > 72) throw ApiError.form({ password: PASSWORD_BAD_LENGTH });
+  if (!passwordLengthOk(password)) throw ApiError.form({ password: PASSWORD_BAD_LENGTH });
 }
 
 const sameIgnoringCase = (a: string | null, b: string | undefined): boolean => b === undefined || a?.toLowerCase() === b.toLowerCase();

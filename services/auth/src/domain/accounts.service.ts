@@ -1,6 +1,6 @@
 import { ApiError, OverloadedError, type SnowflakeGenerator } from '@kith/platform';
 import type { SessionsService, SessionRequest } from './sessions.service.js';
-import { loginSettings } from './user.view.js';
+import { loginSettings, requiredActionsOf } from './user.view.js';
 import type { MfaLoginChallenge } from './mfa/login-mfa.js';
 import type { LoginLimits } from './login-limits.js';
 import type { PasswordHasher } from './passwords.js';
@@ -144,7 +144,7 @@ export class AccountsService {
       user_id: user.id,
       token,
       user_settings: loginSettings(user),
-      ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+      ...requiredActionsOf(requiredActions),
     };
   }
 

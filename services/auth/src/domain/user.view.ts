@@ -59,6 +59,11 @@ export function loginSettings(user: Pick<UserRow, 'locale' | 'theme'>) {
   return { locale: user.locale, theme: user.theme === 'light' ? 'light' : 'dark' };
 }
 
+/** A login's `required_actions`: there only when the account has any to do (`update_password`). */
+export function requiredActionsOf(actions: readonly string[]): { required_actions?: string[] } {
+  return actions.length > 0 ? { required_actions: [...actions] } : {};
+}
+
 /** Whole years between a YYYY-MM-DD birth date and `on`. */
 export function ageOn(dateOfBirth: string, on: Date): number {
   const [y, m, d] = dateOfBirth.split('-').map(Number) as [number, number, number];

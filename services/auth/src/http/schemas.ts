@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lengthString } from '@kith/platform';
 import { PUSH_PROVIDERS } from '../domain/devices.service.js';
+import { PASSWORD_LENGTH } from '../domain/password-rule.js';
 
 const custom = (code: string, message: string) => ({ params: { code, message } });
 
@@ -12,7 +13,7 @@ export const username = lengthString(2, 32)
   )
   .refine((v) => !v.includes('..'), custom('USERNAME_INVALID_CONSECUTIVE_PERIODS', 'Username cannot contain consecutive periods.'));
 
-export const password = lengthString(8, 72);
+export const password = lengthString(PASSWORD_LENGTH.min, PASSWORD_LENGTH.max);
 
 const email = z.email().max(254);
 

@@ -99,7 +99,8 @@ export class PgKnownSources implements KnownSources {
   }
 }
 
-class SessionsWriter implements SessionsTransaction {
+/** Session writes inside one transaction (also taken by other stores whose change ends sessions with it). */
+export class SessionsWriter implements SessionsTransaction {
   constructor(
     private readonly trx: Transaction<AuthDatabase>,
     private readonly outbox: Outbox,

@@ -10,6 +10,7 @@ import {
   type StandingPort,
 } from '../domain/standing/standing.ports.js';
 import type { AuthDatabase } from './schema.js';
+import { SessionsWriter } from './sessions.store.js';
 
 /** Account standing (migration 0012): the marks on users, classifications and their appeals. */
 export class StandingStore implements StandingPort {
@@ -33,14 +34,9 @@ export class StandingStore implements StandingPort {
         .values({ id: c.id, user_id: userId, action_type: c.actionType, description: c.description, lifted_at: null })
         .execute();
       // Every token of the account stops at once: the edge and the sockets hear of each session.
-      const revoked = await trx
-        .updateTable('sessions')
-        .set({ revoked_at: sql`now()` })
-        .where('user_id', '=', userId)
-        .where('revoked_at', 'is', null)
-        .returning(['id', 'id_hash'])
-        .execute();
-      await this.outbox.enqueue(trx, sessionChangeEvents(userId, revoked));
+      const sessions = new SessionsWriter(trx, this.outbox);
+      const revoked = await sessions.revokeAllOf(userId);
+      await sessions.enqueue(sessionChangeEvents(userId, revoked));
       return revoked;
     });
   }

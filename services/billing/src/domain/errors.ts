@@ -9,9 +9,10 @@ import { ApiError } from '@kith/platform';
  * ride on the body as the platform does.
  */
 const entries = {
-  // UNDOCUMENTED: the list has no "Unknown Subscription". 10073 is its "Unknown Subscription Plan",
-  // the nearest unknown-object code of the subscription family; kept until the real one is seen.
-  UNKNOWN_SUBSCRIPTION: { code: 10073, status: 404, message: 'Unknown Subscription' },
+  // A subscription id the user does not hold (another's, or none): the platform's lists have no
+  // "Unknown Subscription" (10073 there is "Unknown Subscription Plan", another object), so it is
+  // their 100003 Invalid subscription, answered 404 as an unknown object is (as 100059 is below).
+  UNKNOWN_SUBSCRIPTION: { code: 100003, status: 404, message: 'Invalid subscription' },
   // 10027 Unknown SKU.
   UNKNOWN_SKU: { code: 10027, status: 404, message: 'Unknown SKU' },
   // 50048 Invalid Payment Source: the documented answer for a payment source id the user does not hold
@@ -30,8 +31,9 @@ const entries = {
   PAYMENT_SOURCE_REQUIRED: { code: 100006, status: 400, message: 'Payment source required' },
   ALREADY_CANCELED: { code: 100007, status: 400, message: 'Already canceled' },
   INVALID_PAYMENT: { code: 100008, status: 400, message: 'Invalid payment' },
-  // UNDOCUMENTED as its own code: a charge that differs from expected_invoice_price /
-  // expected_renewal_price is refused as 100008 Invalid payment, with what was expected and what it is.
+  // A charge that differs from expected_invoice_price / expected_renewal_price (subscription.mdx:
+  // "the purchase will fail"; no code of its own in either list): 100008 Invalid payment, listed in
+  // both, with what was expected and what it is on the body.
   PRICE_MISMATCH: { code: 100008, status: 400, message: 'Invalid payment' },
   ALREADY_REFUNDED: { code: 100009, status: 400, message: 'Already refunded' },
   PAYMENT_IN_PROGRESS: { code: 100031, status: 400, message: 'There is already a payment in progress' },

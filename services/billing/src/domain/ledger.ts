@@ -4,8 +4,9 @@ import type { PaymentSourcesService } from './payment-sources.service.js';
 import type { PricedInvoice } from './pricing.js';
 import type { ChargeRequest, ChargeResult, Ids, PaymentGateway, SlotRecord, SubscriptionTx } from './ports.js';
 import { paymentUpdate } from './purchase.service.js';
+import { chargeOutcome, invoiceRecord, paymentRecord } from './records.js';
 import { grantsPerks } from './status.js';
-import { InvoiceStatus, PaymentStatus, type Invoice, type Payment, type Plan, type Subscription, type SubscriptionItem } from './types.js';
+import { PaymentStatus, type Invoice, type Payment, type Plan, type Subscription, type SubscriptionItem } from './types.js';
 import { slotView } from './views.js';
 
 /** What several flows do with a locked subscription: charge it, bill it, grant its slots and perks. */
@@ -26,21 +27,7 @@ export class Ledger {
   }
 
   invoice(subscription: Subscription, priced: PricedInvoice, period: { start: Date; end: Date }, reason: Invoice['reason']): Invoice {
-    return {
-      id: this.ids.next(),
-      subscription_id: subscription.id,
-      status: InvoiceStatus.OPEN,
-      currency: priced.currency,
-      subtotal: priced.subtotal,
-      tax: priced.tax,
-      total: priced.total,
-      tax_inclusive: priced.tax_inclusive,
-      items: priced.lines.map((l) => ({ ...l, id: this.ids.next() })),
-      period_start: period.start,
-      period_end: period.end,
-      reason,
-      exponent: priced.exponent,
-    };
+    return invoiceRecord(this.ids, priced, { subscriptionId: subscription.id, start: period.start, end: period.end, reason });
   }
 
   /**
@@ -88,31 +75,21 @@ export class Ledger {
       throw gatewayFailure(err);
     }
     const first = invoice.items[0];
-    const payment: Payment = {
+    const payment = paymentRecord({
       id: options.paymentId,
-      user_id: subscription.user_id,
-      subscription_id: subscription.id,
-      invoice_id: invoice.id,
-      payment_source_id: source.id,
-      amount: invoice.total,
-      tax: invoice.tax,
-      tax_inclusive: invoice.tax_inclusive,
-      currency: invoice.currency,
-      status:
-        result.status === 'succeeded'
-          ? PaymentStatus.COMPLETED
-          : result.status === 'declined'
-            ? PaymentStatus.FAILED
-            : PaymentStatus.PENDING,
+      userId: subscription.user_id,
+      money: invoice,
+      ...chargeOutcome(result),
       description: options.description,
-      sku_id: first?.sku_id ?? null,
-      plan_id: first?.plan_id ?? null,
-      gateway_payment_id: result.gatewayPaymentId || null,
-      idempotency_key: options.key,
-      error_code: result.status === 'declined' ? 100054 : result.status === 'requires_action' ? 100047 : null,
-      amount_refunded: 0,
-      created_at: options.now,
-    };
+      idempotencyKey: options.key,
+      createdAt: options.now,
+      subscriptionId: subscription.id,
+      invoiceId: invoice.id,
+      sourceId: source.id,
+      skuId: first?.sku_id,
+      planId: first?.plan_id,
+      gatewayPaymentId: result.gatewayPaymentId,
+    });
     return { result, payment };
   }
 
@@ -140,26 +117,20 @@ export class Ledger {
       metadata: { user_id: subscription.user_id, subscription_id: subscription.id, payment_id: options.paymentId },
     };
     const first = invoice.items.find((l) => l.amount > 0) ?? invoice.items[0];
-    const payment: Payment = {
+    const payment = paymentRecord({
       id: options.paymentId,
-      user_id: subscription.user_id,
-      subscription_id: subscription.id,
-      invoice_id: invoice.id,
-      payment_source_id: source.id,
-      amount: invoice.total,
-      tax: invoice.tax,
-      tax_inclusive: invoice.tax_inclusive,
-      currency: invoice.currency,
+      userId: subscription.user_id,
+      money: invoice,
       status: PaymentStatus.PENDING,
       description: options.description,
-      sku_id: first?.sku_id ?? null,
-      plan_id: first?.plan_id ?? null,
-      gateway_payment_id: null,
-      idempotency_key: key,
-      error_code: null,
-      amount_refunded: 0,
-      created_at: options.now,
-    };
+      idempotencyKey: key,
+      createdAt: options.now,
+      subscriptionId: subscription.id,
+      invoiceId: invoice.id,
+      sourceId: source.id,
+      skuId: first?.sku_id,
+      planId: first?.plan_id,
+    });
     return { payment, request };
   }
 

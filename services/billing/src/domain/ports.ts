@@ -149,6 +149,14 @@ export interface SubscriptionQuery {
   limit?: number | undefined;
 }
 
+/** See SubscriptionStore.purchaseContext. */
+export interface PurchaseContext {
+  credits: { id: string; plan_id: string }[];
+  source: { id: string; gateway_source_id: string; invalid: boolean } | undefined;
+  customerId: string | undefined;
+  livePremium: boolean;
+}
+
 /** A purchase's claim on its load_id. */
 export type Claim =
   /** `chargeRequest`: what an earlier attempt sent the gateway (sent again unchanged). */
@@ -274,12 +282,30 @@ export interface SubscriptionStore {
   get(userId: string, id: string): Promise<Subscription | undefined>;
   /** Whether the user holds a live subscription to any premium tier. */
   hasLivePremium(userId: string, premiumSkuIds: string[]): Promise<boolean>;
+  /**
+   * What a purchase needs to know of the user, in one read: their entitlement credits live at
+   * `now`, the payment source `sourceId` if it is theirs (and not removed), their customer at the
+   * gateway if made, and (asked only when `premium`) whether they hold a live premium tier.
+   */
+  purchaseContext(userId: string, sourceId: string | undefined, now: Date, premium: boolean): Promise<PurchaseContext>;
   latestInvoice(subscriptionId: string): Promise<Invoice | undefined>;
   invoices(subscriptionId: string): Promise<Invoice[]>;
   payment(id: string): Promise<Payment | undefined>;
 
-  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number, request?: unknown): Promise<Claim>;
-  /** Keeps the exact request the purchase's charge sends the gateway, before it is sent. */
+  /**
+   * Claims the purchase named `loadId` for this attempt, proposing `paymentId`; a new claim keeps
+   * `chargeRequest` (the exact request its charge will send the gateway) with it.
+   */
+  claim(
+    userId: string,
+    loadId: string,
+    requestHash: string,
+    paymentId: string,
+    leaseMs: number,
+    request?: unknown,
+    chargeRequest?: ChargeRequest | null,
+  ): Promise<Claim>;
+  /** Keeps the exact request the purchase's charge sends the gateway, before it is sent (a claim taken over without one). */
   saveChargeRequest(userId: string, loadId: string, request: ChargeRequest): Promise<void>;
   /** Purchases still pending whose asker's lease has passed (oldest first), with what they were asked. */
   abandonedPurchases(limit: number): Promise<{ userId: string; loadId: string; request: unknown; paymentId: string; charged: boolean }[]>;

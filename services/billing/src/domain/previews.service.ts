@@ -1,4 +1,5 @@
 import { intervalOf } from './changes.service.js';
+import { invoiceRecord } from './records.js';
 import { billingError } from './errors.js';
 import type { PaymentSourcesService } from './payment-sources.service.js';
 import type { CatalogueStore, Clock, CreditsStore, Ids, SubscriptionStore } from './ports.js';
@@ -13,7 +14,7 @@ import {
   type PricedInvoice,
 } from './pricing.js';
 import { checkItems } from './purchase.service.js';
-import { InvoiceStatus, SubscriptionStatus as S, type Invoice, type Subscription } from './types.js';
+import { SubscriptionStatus as S, type Invoice, type Subscription } from './types.js';
 
 export interface PreviewRequest {
   items?: ItemRequest[] | undefined;
@@ -109,22 +110,6 @@ export class PreviewsService {
   }
 
   private invoice(subscriptionId: string | null, priced: PricedInvoice, start: Date, end: Date): Invoice {
-    return {
-      id: this.ids.next(),
-      subscription_id: subscriptionId,
-      status: InvoiceStatus.OPEN,
-      currency: priced.currency,
-      subtotal: priced.subtotal,
-      tax: priced.tax,
-      total: priced.total,
-      tax_inclusive: priced.tax_inclusive,
-      items: priced.lines.map((l) => ({ ...l, id: this.ids.next() })),
-      period_start: start,
-      period_end: end,
-      reason: 'preview',
-      exponent: priced.exponent,
-      applied_discount_ids: priced.applied_discount_ids ?? [],
-      applied_user_discounts: priced.applied_user_discounts ?? {},
-    };
+    return invoiceRecord(this.ids, priced, { subscriptionId, start, end, reason: 'preview' });
   }
 }

@@ -93,8 +93,8 @@ describe('pricing', () => {
     expect(applyCredits(change, [{ id: 'c', plan_id: 'a' }]).used).toEqual([]);
   });
 
-  it('when an offer applies, then its percentage comes off its plans only; expired, used or elsewhere it is 100086', () => {
-    const offer: DiscountOffer = { id: 'o', discount_id: 'd', amount: 30, plan_ids: ['a'], expires_at: null, applied_at: null };
+  it('when an offer applies, then its amount (money, not a percentage) comes off its plans only; expired, used or elsewhere it is 100086', () => {
+    const offer: DiscountOffer = { id: 'o', discount_id: 'd', amount: 250, plan_ids: ['a'], expires_at: null, applied_at: null };
     const now = new Date('2026-01-01');
     const inv = applyOffer(
       priceItems(
@@ -109,17 +109,24 @@ describe('pricing', () => {
       now,
     );
     expect(inv).toMatchObject({
-      subtotal: 699 + 499,
-      tax: 200,
-      total: 1198,
+      subtotal: 749 + 499,
+      tax: 208,
+      total: 1248,
       applied_discount_ids: ['d'],
       applied_user_discounts: { o: null },
     });
-    expect(inv.lines.map((l) => l.discounts)).toEqual([[{ type: 5, amount: 300 }], []]);
+    expect(inv.lines.map((l) => l.discounts)).toEqual([[{ type: 5, amount: 250 }], []]);
     const b = priceItems(plans, [{ plan_id: 'b', quantity: 1 }], 'usd');
     expect(() => applyOffer(b, offer, now)).toThrow(expect.objectContaining({ body: expect.objectContaining({ code: 100086 }) }));
     const a = priceItems(plans, [{ plan_id: 'a', quantity: 1 }], 'usd');
     expect(() => applyOffer(a, { ...offer, expires_at: now }, now)).toThrow(expect.objectContaining({ status: 400 }));
     expect(() => applyOffer(a, { ...offer, applied_at: now }, now)).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
+  it('when an offer is worth more than its line, then the line costs nothing and the discount is what the line cost', () => {
+    const offer: DiscountOffer = { id: 'o', discount_id: 'd', amount: 5000, plan_ids: ['a'], expires_at: null, applied_at: null };
+    const inv = applyOffer(priceItems(plans, [{ plan_id: 'a', quantity: 1 }], 'usd'), offer, new Date('2026-01-01'));
+    expect(inv).toMatchObject({ subtotal: 0, total: 0 });
+    expect(inv.lines[0]).toMatchObject({ amount: 0, discounts: [{ type: 5, amount: 999 }] });
   });
 });

@@ -31,7 +31,10 @@ export interface Credit {
   plan_id: string;
 }
 
-/** A user discount offer: a percentage off the plans its discount names. */
+/**
+ * A user discount offer: its discount's `amount` (in the smallest currency unit, as the platform's
+ * Discount structure gives it) off the plans the discount names.
+ */
 export interface DiscountOffer {
   id: string;
   discount_id: string;
@@ -66,15 +69,16 @@ export function applyCredits(priced: PricedInvoice, credits: Credit[]): { priced
 }
 
 /**
- * A discount offer applied: its percentage off every line (that costs something) of a plan it
- * names. Refused (100086) when it has expired, was applied already or names none of the plans.
+ * A discount offer applied: its amount off every line (that costs something) of a plan it names,
+ * never taking a line below zero (a DEFAULT discount on the line, of what it took). Refused
+ * (100086) when it has expired, was applied already or names none of the plans.
  */
 export function applyOffer(priced: PricedInvoice, offer: DiscountOffer, now: Date): PricedInvoice {
   if (offer.applied_at || (offer.expires_at && offer.expires_at <= now)) throw billingError('DISCOUNT_NOT_AVAILABLE');
   if (!priced.lines.some((l) => offer.plan_ids.includes(l.plan_id) && l.amount > 0)) throw billingError('DISCOUNT_NOT_AVAILABLE');
   const lines = priced.lines.map((line) => {
     if (!offer.plan_ids.includes(line.plan_id) || line.amount <= 0) return line;
-    const off = Math.round((line.amount * offer.amount) / 100);
+    const off = Math.min(line.amount, offer.amount);
     return { ...line, amount: line.amount - off, discounts: [...line.discounts, { type: DiscountType.DEFAULT, amount: off }] };
   });
   return {

@@ -91,6 +91,10 @@ class FakeStore implements Partial<SubscriptionStore> {
   async hasLivePremium() {
     return false;
   }
+  async purchaseContext(userId: string, sourceId: string | undefined) {
+    const source = userId === 'u1' && sourceId === SOURCE.id ? SOURCE : undefined;
+    return { credits: [], source, customerId: 'cus_1', livePremium: false };
+  }
   async get(_userId: string, id: string) {
     return this.subscriptions.get(id);
   }

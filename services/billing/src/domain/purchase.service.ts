@@ -10,9 +10,9 @@ import {
   type ChargeRequest,
   type ChargeResult,
   type Clock,
-  type CreditsStore,
   type Ids,
   type PaymentGateway,
+  type PurchaseContext,
   type PurchaseOutcome,
   type SubscriptionStore,
 } from './ports.js';
@@ -26,6 +26,7 @@ import {
   type Plan,
   type Subscription,
 } from './types.js';
+import { chargeOutcome, invoiceRecord, paymentRecord } from './records.js';
 import { paymentView } from './views.js';
 
 export interface ExpectedPrice {
@@ -53,6 +54,8 @@ export interface CreateSubscription {
 export interface Purchased {
   subscription: Subscription;
   latestInvoice: Invoice | undefined;
+  /** This purchase marked the user's perks (a premium tier): they are to be pushed. */
+  perksMarked?: boolean;
 }
 
 export interface PurchaseOptions {
@@ -81,8 +84,6 @@ export class PurchaseService {
     private readonly ids: Ids,
     private readonly clock: Clock,
     private readonly options: PurchaseOptions,
-    /** The user's entitlement credits, applied to the first period (none when absent). */
-    private readonly credits?: CreditsStore,
   ) {}
 
   async create(userId: string, request: CreateSubscription): Promise<Purchased> {
@@ -104,20 +105,55 @@ export class PurchaseService {
   }
 
   private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Purchased> {
-    const credits = this.credits ? await this.credits.credits(userId, this.clock.now()) : [];
-    const { plans, priced, currency, used } = await this.quote(request, credits);
-    const premiumSkus = [...plans.values()].filter((p) => p.premium_type > 0).map((p) => p.sku_id);
-    if (premiumSkus.length > 0 && (await this.store.hasLivePremium(userId, premiumSkus))) throw billingError('ALREADY_SUBSCRIBED');
-    const source = priced.total > 0 ? await this.paymentSource(userId, request.payment_source_id) : null;
+    // The user's credits, payment source, customer and live premium tier: one read.
+    const asked = await this.catalogue.plans(request.items.map((i) => i.plan_id));
+    const premium = [...asked.values()].some((p) => p.premium_type > 0);
+    const context = await this.store.purchaseContext(userId, request.payment_source_id, this.clock.now(), premium);
+    const { plans, priced, currency, used } = await this.quote(request, context.credits);
+    if (premium && context.livePremium) throw billingError('ALREADY_SUBSCRIBED');
+    const source = priced.total > 0 ? paymentSource(request.payment_source_id, context) : null;
+    const customerId = source ? (context.customerId ?? (await this.sources.customerOf(userId))) : null;
+    const chargeOf = (paymentId: string): ChargeRequest | null =>
+      source && customerId
+        ? {
+            customerId,
+            gatewaySourceId: source.gateway_source_id,
+            amount: priced.total,
+            currency,
+            description: [...plans.values()].map((p) => p.name).join(', '),
+            idempotencyKey: `kith_payment_${paymentId}`,
+            ...(request.return_url ? { returnUrl: request.return_url } : {}),
+            offSession: false,
+            metadata: { user_id: userId, payment_id: paymentId },
+          }
+        : null;
 
     const deadline = Date.now() + this.options.waitMs;
     for (;;) {
-      const claim = await this.store.claim(userId, loadId, hash, this.ids.next(), this.options.leaseMs, request);
+      // A new claim keeps the charge it will send with it (one round trip for both).
+      const proposed = this.ids.next();
+      const asked = chargeOf(proposed);
+      const claim = await this.store.claim(userId, loadId, hash, proposed, this.options.leaseMs, request, asked);
       if (claim.kind === 'mismatch') throw billingError('LOAD_ID_REUSED');
       if (claim.kind === 'other_in_progress') throw billingError('PAYMENT_IN_PROGRESS');
       if (claim.kind === 'done') return this.replay(userId, claim.outcome);
-      if (claim.kind === 'claimed')
-        return this.charge(userId, loadId, claim.paymentId, request, plans, priced, currency, source, used, claim.chargeRequest);
+      if (claim.kind === 'claimed') {
+        const fresh = claim.paymentId === proposed;
+        const chargeRequest = fresh ? { asked, kept: true } : { asked: chargeOf(claim.paymentId), kept: false };
+        return this.charge(
+          userId,
+          loadId,
+          claim.paymentId,
+          request,
+          plans,
+          priced,
+          currency,
+          source,
+          used,
+          chargeRequest,
+          claim.chargeRequest,
+        );
+      }
       if (Date.now() > deadline) throw billingError('PAYMENT_IN_PROGRESS');
       await sleep(this.options.pollMs);
     }
@@ -143,15 +179,6 @@ export class PurchaseService {
     return { plans, priced, currency, used };
   }
 
-  private async paymentSource(userId: string, id: string | undefined) {
-    if (!id) throw billingError('PAYMENT_SOURCE_REQUIRED');
-    const source = await this.sources.get(userId, id).catch(() => {
-      throw billingError('INVALID_PAYMENT_SOURCE');
-    });
-    if (source.invalid) throw billingError('INVALID_PAYMENT_SOURCE');
-    return source;
-  }
-
   private async replay(userId: string, outcome: PurchaseOutcome): Promise<Purchased> {
     if ('subscription_id' in outcome) {
       const subscription = await this.store.get(userId, outcome.subscription_id);
@@ -171,21 +198,11 @@ export class PurchaseService {
     currency: string,
     source: { id: string; gateway_source_id: string } | null,
     credits: string[],
+    /** What this attempt would send, and whether the claim kept it already. */
+    ask: { asked: ChargeRequest | null; kept: boolean },
     earlier?: ChargeRequest,
   ): Promise<Purchased> {
-    const asked: ChargeRequest | null = source
-      ? {
-          customerId: await this.sources.customerOf(userId),
-          gatewaySourceId: source.gateway_source_id,
-          amount: priced.total,
-          currency,
-          description: [...plans.values()].map((p) => p.name).join(', '),
-          idempotencyKey: `kith_payment_${paymentId}`,
-          ...(request.return_url ? { returnUrl: request.return_url } : {}),
-          offSession: false,
-          metadata: { user_id: userId, payment_id: paymentId },
-        }
-      : null;
+    const { asked } = ask;
     // An earlier attempt asked the gateway for another amount (the price changed since): this
     // purchase cannot be made at what it was charged; whatever that charge took goes back.
     if (earlier && (earlier.amount !== priced.total || earlier.currency !== currency))
@@ -200,7 +217,7 @@ export class PurchaseService {
     let result: ChargeResult;
     try {
       // Kept before it is sent: whoever finishes this purchase sends the very same request.
-      if (chargeRequest && !earlier) await this.store.saveChargeRequest(userId, loadId, chargeRequest);
+      if (chargeRequest && !earlier && !ask.kept) await this.store.saveChargeRequest(userId, loadId, chargeRequest);
       result = chargeRequest ? await this.gateway.charge(chargeRequest) : { status: 'succeeded', gatewayPaymentId: '' };
     } catch (err) {
       // Nothing is known about the charge: the next attempt (a retry, or whoever takes the claim
@@ -238,7 +255,8 @@ export class PurchaseService {
       ],
     );
     if (!paid) throw errorFromBody(400, (outcome as { body: { code: number; message: string } }).body);
-    return { subscription: created, latestInvoice: created.id === subscription.id ? invoice : await this.store.latestInvoice(created.id) };
+    if (created.id !== subscription.id) return { subscription: created, latestInvoice: await this.store.latestInvoice(created.id) };
+    return { subscription: created, latestInvoice: invoice, perksMarked: premium };
   }
 
   /**
@@ -293,30 +311,22 @@ export class PurchaseService {
           result = await this.gateway.cancel(result.gatewayPaymentId, `kith_cancel_${paymentId}`);
         const refunded =
           result.status === 'succeeded' ? await this.gateway.refund(result.gatewayPaymentId, `kith_refund_${paymentId}`) : null;
-        payment = {
+        payment = paymentRecord({
           id: paymentId,
-          user_id: userId,
-          subscription_id: null,
-          invoice_id: null,
-          payment_source_id: null,
-          amount: earlier.amount,
-          tax: 0,
-          tax_inclusive: true,
-          currency: earlier.currency,
+          userId,
+          money: { total: earlier.amount, tax: 0, tax_inclusive: true, currency: earlier.currency },
           status: refunded
             ? PaymentStatus.REFUNDED
             : result.status === 'declined' && result.declineCode !== 'canceled'
               ? PaymentStatus.FAILED
               : PaymentStatus.CANCELED,
+          errorCode: error.body.code,
           description: earlier.description,
-          sku_id: null,
-          plan_id: null,
-          gateway_payment_id: result.gatewayPaymentId,
-          idempotency_key: earlier.idempotencyKey,
-          error_code: error.body.code,
-          amount_refunded: refunded?.amount ?? 0,
-          created_at: this.clock.now(),
-        };
+          idempotencyKey: earlier.idempotencyKey,
+          createdAt: this.clock.now(),
+          gatewayPaymentId: result.gatewayPaymentId,
+          amountRefunded: refunded?.amount ?? 0,
+        });
       } catch (err) {
         await this.store.release(userId, loadId);
         throw gatewayFailure(err);
@@ -372,22 +382,14 @@ export class PurchaseService {
     subscription: { id: string; current_period_start: Date; current_period_end: Date },
     priced: PricedInvoice,
     paid: boolean,
-  ): Invoice {
-    return {
-      id: this.ids.next(),
-      subscription_id: subscription.id,
-      status: paid ? InvoiceStatus.PAID : InvoiceStatus.OPEN,
-      currency: priced.currency,
-      subtotal: priced.subtotal,
-      tax: priced.tax,
-      total: priced.total,
-      tax_inclusive: priced.tax_inclusive,
-      items: priced.lines.map((l) => ({ ...l, id: this.ids.next() })),
-      period_start: subscription.current_period_start,
-      period_end: subscription.current_period_end,
+  ) {
+    return invoiceRecord(this.ids, priced, {
+      subscriptionId: subscription.id,
+      start: subscription.current_period_start,
+      end: subscription.current_period_end,
       reason: 'create',
-      exponent: priced.exponent,
-    };
+      status: paid ? InvoiceStatus.PAID : InvoiceStatus.OPEN,
+    });
   }
 
   private payment(
@@ -401,41 +403,36 @@ export class PurchaseService {
     now: Date,
   ): Payment {
     const first = plans.get(request.items[0]!.plan_id)!;
-    return {
+    return paymentRecord({
       id: paymentId,
-      user_id: userId,
-      subscription_id: null,
-      invoice_id: null,
-      payment_source_id: sourceId,
-      amount: priced.total,
-      tax: priced.tax,
-      tax_inclusive: priced.tax_inclusive,
-      currency: priced.currency,
-      status:
-        result.status === 'succeeded'
-          ? PaymentStatus.COMPLETED
-          : result.status === 'declined'
-            ? PaymentStatus.FAILED
-            : PaymentStatus.PENDING,
+      userId,
+      money: priced,
+      ...chargeOutcome(result),
       description: [...plans.values()].map((p) => p.name).join(', '),
-      sku_id: first.sku_id,
-      plan_id: first.id,
-      gateway_payment_id: result.gatewayPaymentId || null,
-      idempotency_key: `kith_payment_${paymentId}`,
-      error_code: result.status === 'declined' ? 100054 : null,
-      amount_refunded: 0,
-      created_at: now,
-    };
+      idempotencyKey: `kith_payment_${paymentId}`,
+      createdAt: now,
+      sourceId,
+      skuId: first.sku_id,
+      planId: first.id,
+      gatewayPaymentId: result.gatewayPaymentId,
+    });
   }
 }
 
-/** Items of one subscription: known plans, each once, all billed over the same period. */
+/** The payment source a purchase names, if it is the user's and usable. */
+function paymentSource(id: string | undefined, context: PurchaseContext): NonNullable<PurchaseContext['source']> {
+  if (!id) throw billingError('PAYMENT_SOURCE_REQUIRED');
+  if (!context.source || context.source.invalid) throw billingError('INVALID_PAYMENT_SOURCE');
+  return context.source;
+}
+
 /** A price the client expected that is not the one it would be charged: PRICE_MISMATCH, nothing charged. */
 export function checkExpected(expected: ExpectedPrice | null | undefined, currency: string, amount: number): void {
   if (expected && (expected.currency !== currency || expected.amount !== amount))
     throw billingError('PRICE_MISMATCH', { expected, actual: { currency, amount } });
 }
 
+/** Items of one subscription: known plans, each once, all billed over the same period. */
 export function checkItems(plans: Map<string, Plan>, items: ItemRequest[]): void {
   const seen = new Set<string>();
   for (const item of items) {

@@ -16,6 +16,11 @@ export class SubscriptionsService {
     return { subscription, latestInvoice: await this.store.latestInvoice(id) };
   }
 
+  /** The latest invoice of a subscription already read (a change answers with the one it made). */
+  latestInvoice(subscriptionId: string): Promise<Invoice | undefined> {
+    return this.store.latestInvoice(subscriptionId);
+  }
+
   async invoices(userId: string, id: string): Promise<Invoice[]> {
     if (!(await this.store.get(userId, id))) throw billingError('UNKNOWN_SUBSCRIPTION');
     return this.store.invoices(id);

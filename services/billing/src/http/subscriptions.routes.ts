@@ -53,7 +53,9 @@ export function subscriptionRoutes(app: Express, domain: SubscriptionDomain): vo
   app.post(base, async (req, res) => {
     const userId = userIdOf(res);
     const body = parse(createSubscriptionBody, req.body);
-    const { subscription, latestInvoice } = await purchases.create(userId, body).finally(afterChange);
+    // Only a premium tier's purchase marks perks (a failed one marks nothing): the others skip the push.
+    const { subscription, latestInvoice, perksMarked } = await purchases.create(userId, body);
+    if (perksMarked) await afterChange();
     res.json(subscriptionView(subscription, latestInvoice));
   });
 
@@ -68,9 +70,9 @@ export function subscriptionRoutes(app: Express, domain: SubscriptionDomain): vo
     const id = subscriptionId(req.params.id);
     parse(analyticsQuery, req.query);
     const body = parse(modifySubscriptionBody, req.body);
+    // The change answers with the subscription as it left it: only its latest invoice is read.
     const changed = await changes.modify(userId, id, body).finally(afterChange);
-    const { subscription, latestInvoice } = await subscriptions.get(userId, changed.id);
-    res.json(subscriptionView(subscription, latestInvoice));
+    res.json(subscriptionView(changed, await subscriptions.latestInvoice(changed.id)));
   });
 
   app.delete(`${base}/:id`, async (req, res) => {
@@ -104,8 +106,7 @@ export function subscriptionRoutes(app: Express, domain: SubscriptionDomain): vo
     if (!isSnowflake(req.params.invoice)) throw billingError('UNKNOWN_INVOICE');
     const body = parse(payInvoiceBody, req.body);
     const paid = await changes.pay(userId, id, req.params.invoice, body).finally(afterChange);
-    const { subscription, latestInvoice } = await subscriptions.get(userId, paid.id);
-    res.json(subscriptionView(subscription, latestInvoice));
+    res.json(subscriptionView(paid, await subscriptions.latestInvoice(paid.id)));
   });
 
   app.post(`${base}/:id/promotion-reward`, async (req, res) => {

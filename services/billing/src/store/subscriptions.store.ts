@@ -1,4 +1,4 @@
-import { sql, type DomainEvent, type Kysely, type Outbox } from '@kith/platform';
+import { OUTBOX_CHANNEL, sql, type DomainEvent, type Kysely, type Outbox } from '@kith/platform';
 import type { Transaction } from 'kysely';
 import { billingError } from '../domain/errors.js';
 import type {
@@ -6,6 +6,7 @@ import type {
   Claim,
   NewSubscription,
   OpenPayment,
+  PurchaseContext,
   PurchaseOutcome,
   SlotRecord,
   SubscriptionPatch,
@@ -109,6 +110,38 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return rows.length > 0;
   }
 
+  async purchaseContext(userId: string, sourceId: string | undefined, now: Date, premium: boolean): Promise<PurchaseContext> {
+    const { rows } = await sql<{
+      credits: { id: string; plan_id: string }[];
+      source_id: string | null;
+      gateway_source_id: string | null;
+      invalid: boolean | null;
+      customer_id: string | null;
+      live_premium: boolean;
+    }>`SELECT
+        (SELECT coalesce(json_agg(json_build_object('id', e.id::text, 'plan_id', e.plan_id::text) ORDER BY e.id), '[]'::json)
+          FROM entitlements e WHERE e.user_id = ${userId} AND e.plan_id IS NOT NULL AND NOT e.consumed AND e.starts_at <= ${now}
+            AND (e.ends_at IS NULL OR e.ends_at > ${now})) AS credits,
+        ps.id::text AS source_id, ps.gateway_source_id, ps.invalid,
+        (SELECT c.gateway_customer_id FROM customers c WHERE c.user_id = ${userId}) AS customer_id,
+        ${
+          premium
+            ? sql`EXISTS (SELECT 1 FROM subscriptions s JOIN subscription_items i ON i.subscription_id = s.id
+                JOIN plans p ON p.id = i.plan_id JOIN skus k ON k.id = p.sku_id
+                WHERE s.user_id = ${userId} AND s.status <> ${SubscriptionStatus.ENDED} AND k.premium_type > 0)`
+            : sql`false`
+        } AS live_premium
+      FROM (SELECT 1) AS one
+        LEFT JOIN payment_sources ps ON ps.id = ${sourceId ?? null} AND ps.user_id = ${userId} AND ps.deleted_at IS NULL`.execute(this.db);
+    const r = rows[0]!;
+    return {
+      credits: r.credits,
+      source: r.source_id ? { id: r.source_id, gateway_source_id: r.gateway_source_id!, invalid: r.invalid === true } : undefined,
+      customerId: r.customer_id ?? undefined,
+      livePremium: r.live_premium,
+    };
+  }
+
   async latestInvoice(subscriptionId: string): Promise<Invoice | undefined> {
     const row = await this.db
       .selectFrom('invoices')
@@ -134,38 +167,29 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return row && toPayment(row as Payment);
   }
 
-  claim(userId: string, loadId: string, requestHash: string, paymentId: string, leaseMs: number, request?: unknown): Promise<Claim> {
-    const lease = `${leaseMs} milliseconds`;
-    return this.inUserTx(userId, async (trx) => {
-      // The purchase under this name, if any, and whether another of the user's is under way: one round trip.
-      const { rows } = await sql<{
-        request_hash: string | null;
-        state: string | null;
-        outcome: unknown;
-        payment_id: string | null;
-        charge_request: ChargeRequest | null;
-        other: boolean;
-      }>`
-        SELECT p.request_hash, p.state, p.outcome, p.payment_id, p.charge_request,
-          EXISTS (SELECT 1 FROM purchases o WHERE o.user_id = ${userId} AND o.load_id <> ${loadId} AND o.state = 'pending'
-            AND o.lease_until > now()) AS other
-        FROM (SELECT 1) AS one LEFT JOIN purchases p ON p.user_id = ${userId} AND p.load_id = ${loadId}`.execute(trx);
-      const existing = rows[0]!;
-      if (existing.request_hash === null) {
-        if (existing.other) return { kind: 'other_in_progress' };
-        await sql`INSERT INTO purchases (user_id, load_id, request_hash, state, payment_id, lease_until, request)
-          VALUES (${userId}, ${loadId}, ${requestHash}, 'pending', ${paymentId}, now() + ${lease}::interval,
-            ${request === undefined ? null : JSON.stringify(request)}::jsonb)`.execute(trx);
-        return { kind: 'claimed', paymentId };
-      }
-      if (existing.request_hash !== requestHash) return { kind: 'mismatch' };
-      if (existing.state !== 'pending') return { kind: 'done', outcome: existing.outcome as PurchaseOutcome };
-      const taken = await sql`UPDATE purchases SET lease_until = now() + ${lease}::interval
-        WHERE user_id = ${userId} AND load_id = ${loadId} AND lease_until <= now() RETURNING 1`.execute(trx);
-      return taken.rows.length > 0
-        ? { kind: 'claimed', paymentId: existing.payment_id!, chargeRequest: existing.charge_request ?? undefined }
-        : { kind: 'busy' };
-    });
+  async claim(
+    userId: string,
+    loadId: string,
+    requestHash: string,
+    paymentId: string,
+    leaseMs: number,
+    request?: unknown,
+    chargeRequest?: ChargeRequest | null,
+  ): Promise<Claim> {
+    // One round trip: claim_purchase (migration 0006) takes the user's lock, reads and writes.
+    const { rows } = await sql<{ kind: Claim['kind']; payment_id: string | null; charge_request: ChargeRequest | null; outcome: unknown }>`
+      SELECT kind, payment_id::text, charge_request, outcome FROM claim_purchase(${userId}, ${loadId}, ${requestHash}, ${paymentId},
+        ${`${leaseMs} milliseconds`}::interval, ${request === undefined ? null : JSON.stringify(request)}::jsonb,
+        ${chargeRequest ? JSON.stringify(chargeRequest) : null}::jsonb)`.execute(this.db);
+    const r = rows[0]!;
+    switch (r.kind) {
+      case 'claimed':
+        return { kind: 'claimed', paymentId: r.payment_id!, chargeRequest: r.charge_request ?? undefined };
+      case 'done':
+        return { kind: 'done', outcome: r.outcome as PurchaseOutcome };
+      default:
+        return { kind: r.kind } as Claim;
+    }
   }
 
   async saveChargeRequest(userId: string, loadId: string, request: ChargeRequest): Promise<void> {
@@ -196,64 +220,70 @@ export class PgSubscriptionStore implements SubscriptionStore {
     );
   }
 
-  completePurchase(
+  async completePurchase(
     userId: string,
     loadId: string,
     created: NewSubscription,
     outcome: PurchaseOutcome,
     events: (s: Subscription) => DomainEvent[],
   ): Promise<Subscription> {
-    // No user lock: finishing the pending purchase row is the guard (one attempt finishes it).
-    return this.db.transaction().execute(async (trx) => {
-      const finished = await this.finish(trx, userId, loadId, 'done', outcome, created.subscription.id);
-      if (!finished) return this.alreadyFinished(trx, userId, loadId);
-      const subscription = await this.insertPurchase(trx, userId, created);
-      await this.outbox.enqueue(trx, events(subscription));
-      return subscription;
-    });
-  }
-
-  /** A purchase's rows (subscription, items, invoice, payment, slots, perk mark) in one statement. */
-  private async insertPurchase(trx: Transaction<BillingDatabase>, userId: string, created: NewSubscription): Promise<Subscription> {
+    // One statement (it was a transaction of five round trips), no user lock: finishing the
+    // pending purchase row (`fin`) is the guard (one attempt finishes it); every row and event is
+    // written only when it did, and all of them commit together.
     const { items, ...s } = created.subscription;
     const inv = created.invoice;
     const p = created.payment;
-    const itemRows = items.map((i) => sql`(${i.id}, ${s.id}, ${i.plan_id}, ${i.quantity})`);
-    const slotRows = created.slots.map((id) => sql`(${id}, ${userId}, ${s.id})`);
+    const made: Subscription = { ...s, items, created_at: s.current_period_start, failed_renewals: 0 };
+    const emitted = events(made);
+    const itemRows = items.map((i) => sql`(${i.id}::bigint, ${i.plan_id}::bigint, ${i.quantity}::int)`);
+    const slotRows = created.slots.map((id) => sql`(${id}::bigint)`);
     const { rows } = await sql<{ created_at: Date; failed_renewals: number }>`WITH
+      fin AS (UPDATE purchases SET state = 'done', outcome = ${JSON.stringify(outcome)}::jsonb, subscription_id = ${s.id}
+        WHERE user_id = ${userId} AND load_id = ${loadId} AND state = 'pending' RETURNING 1),
       sub AS (INSERT INTO subscriptions (id, user_id, type, status, currency, payment_gateway, payment_source_id,
           current_period_start, current_period_end, streak_started_at, canceled_at, trial_id, trial_ends_at, country_code,
           metadata, renewal_mutations, pause_duration_days, pause_ends_at, next_action_at, created_at, updated_at)
-        VALUES (${s.id}, ${s.user_id}, ${s.type}, ${s.status}, ${s.currency}, ${s.payment_gateway}, ${s.payment_source_id},
+        SELECT ${s.id}, ${s.user_id}, ${s.type}, ${s.status}, ${s.currency}, ${s.payment_gateway}, ${s.payment_source_id},
           ${s.current_period_start}, ${s.current_period_end}, ${s.streak_started_at}, ${s.canceled_at}, ${s.trial_id}, ${s.trial_ends_at},
           ${s.country_code}, ${JSON.stringify(s.metadata)}::jsonb, ${s.renewal_mutations ? JSON.stringify(s.renewal_mutations) : null}::jsonb,
-          ${s.pause_duration_days}, ${s.pause_ends_at}, ${s.next_action_at}, ${s.current_period_start}, ${s.current_period_start})
-        RETURNING created_at, failed_renewals),
-      items AS (INSERT INTO subscription_items (id, subscription_id, plan_id, quantity) VALUES ${sql.join(itemRows)}),
+          ${s.pause_duration_days}, ${s.pause_ends_at}, ${s.next_action_at}, ${s.current_period_start}, ${s.current_period_start}
+        FROM fin RETURNING created_at, failed_renewals),
+      items AS (INSERT INTO subscription_items (id, subscription_id, plan_id, quantity)
+        SELECT v.id, ${s.id}::bigint, v.plan_id, v.quantity FROM fin, (VALUES ${sql.join(itemRows)}) AS v (id, plan_id, quantity)),
       invoice AS (INSERT INTO invoices (id, subscription_id, user_id, status, currency, subtotal, tax, total, tax_inclusive, items,
           period_start, period_end, reason, created_at)
-        VALUES (${inv.id}, ${s.id}, ${userId}, ${inv.status}, ${inv.currency}, ${inv.subtotal}, ${inv.tax}, ${inv.total}, ${inv.tax_inclusive},
-          ${JSON.stringify(inv.items)}::jsonb, ${inv.period_start}, ${inv.period_end}, ${inv.reason}, now())),
+        SELECT ${inv.id}, ${s.id}, ${userId}, ${inv.status}, ${inv.currency}, ${inv.subtotal}, ${inv.tax}, ${inv.total}, ${inv.tax_inclusive},
+          ${JSON.stringify(inv.items)}::jsonb, ${inv.period_start}, ${inv.period_end}, ${inv.reason}, now() FROM fin),
       payment AS (INSERT INTO payments (id, user_id, subscription_id, invoice_id, payment_source_id, amount, tax, tax_inclusive, currency,
           status, description, sku_id, plan_id, gateway_payment_id, idempotency_key, error_code, created_at)
-        VALUES (${p.id}, ${p.user_id}, ${p.subscription_id}, ${p.invoice_id}, ${p.payment_source_id}, ${p.amount}, ${p.tax}, ${p.tax_inclusive},
+        SELECT ${p.id}, ${p.user_id}, ${p.subscription_id}, ${p.invoice_id}, ${p.payment_source_id}, ${p.amount}, ${p.tax}, ${p.tax_inclusive},
           ${p.currency}, ${p.status}, ${p.description}, ${p.sku_id}, ${p.plan_id}, ${p.gateway_payment_id}, ${p.idempotency_key}, ${p.error_code},
-          ${p.created_at}))
-      ${slotRows.length > 0 ? sql`, slots AS (INSERT INTO premium_guild_slots (id, user_id, subscription_id) VALUES ${sql.join(slotRows)})` : sql``}
+          ${p.created_at} FROM fin)
+      ${
+        slotRows.length > 0
+          ? sql`, slots AS (INSERT INTO premium_guild_slots (id, user_id, subscription_id)
+              SELECT v.id, ${userId}::bigint, ${s.id}::bigint FROM fin, (VALUES ${sql.join(slotRows)}) AS v (id))`
+          : sql``
+      }
       ${
         created.credits && created.credits.length > 0
           ? sql`, credits AS (UPDATE entitlements SET consumed = true, consumed_invoice_id = ${inv.id}
-              WHERE id IN (${sql.join(created.credits)}) AND user_id = ${userId} AND NOT consumed)`
+              WHERE id IN (${sql.join(created.credits)}) AND user_id = ${userId} AND NOT consumed AND EXISTS (SELECT 1 FROM fin))`
           : sql``
       }
       ${
         created.premium
-          ? sql`, perks AS (INSERT INTO perk_sync (kind, target_id, since) VALUES ('user', ${userId}, clock_timestamp())
-          ON CONFLICT (kind, target_id) DO UPDATE SET since = clock_timestamp())`
+          ? sql`, perks AS (INSERT INTO perk_sync (kind, target_id, since) SELECT 'user', ${userId}, clock_timestamp() FROM fin
+              ON CONFLICT (kind, target_id) DO UPDATE SET since = clock_timestamp())`
           : sql``
       }
-      SELECT created_at, failed_renewals FROM sub`.execute(trx);
-    return { ...s, items, created_at: rows[0]!.created_at, failed_renewals: rows[0]!.failed_renewals };
+      ${emitted.length > 0 ? sql`, events AS (${this.outbox.insertWhen(emitted, sql`EXISTS (SELECT 1 FROM fin)`)})` : sql``}
+      SELECT created_at, failed_renewals
+        ${emitted.length > 0 ? sql`, (SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM events LIMIT 1) AS one) AS woke` : sql``}
+      FROM sub`.execute(this.db);
+    // Another attempt finished it first: its subscription is the purchase's.
+    if (!rows[0]) return this.db.transaction().execute((trx) => this.alreadyFinished(trx, userId, loadId));
+    return { ...made, created_at: rows[0].created_at, failed_renewals: rows[0].failed_renewals };
   }
 
   failPurchase(userId: string, loadId: string, payment: Payment | null, outcome: PurchaseOutcome, events: DomainEvent[]): Promise<void> {

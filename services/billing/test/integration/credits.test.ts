@@ -49,7 +49,7 @@ async function credit(user: StackUser, plan: string, sku: string, extra: { ends_
   return id;
 }
 
-/** A discount offer made to the user: `amount` percent off the plans named. */
+/** A discount offer made to the user: `amount` (smallest currency unit) off the plans named. */
 async function offer(user: StackUser, amount: number, plans: string[], extra: { expires_at?: Date } = {}) {
   const row = { id: newId(), discount_id: newId() };
   await stack.db
@@ -125,21 +125,21 @@ describe('user discount offers (user_discount_offer_id)', () => {
     return { user, s: res.body };
   }
 
-  it('when a renewal is previewed with an offer of 30 on its plan, then 30% comes off that line and the invoice names the offer', async () => {
+  it('when a renewal is previewed with an offer of 250 on its plan, then 250 (cents, not percent) comes off that line and the invoice names the offer', async () => {
     const { user, s } = await subscribed();
-    const made = await offer(user, 30, [PLANS.nitroMonthly]);
+    const made = await offer(user, 250, [PLANS.nitroMonthly]);
     const res = await api(stack, user, 'PATCH', `${sub(s.id)}/preview`, { renewal: true, user_discount_offer_id: made.id });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ subtotal: 699, total: 699, applied_discount_ids: [made.discount_id] });
+    expect(res.body).toMatchObject({ subtotal: 749, total: 749, applied_discount_ids: [made.discount_id] });
     expect(Object.keys(res.body.applied_user_discounts)).toEqual([made.id]);
-    expect(res.body.items[0]).toMatchObject({ amount: 699, subscription_plan_price: 999, discounts: [{ type: 5, amount: 300 }] });
+    expect(res.body.items[0]).toMatchObject({ amount: 749, subscription_plan_price: 999, discounts: [{ type: 5, amount: 250 }] });
     // In EUR, VAT is the part of the discounted price it always is.
     const purchasePreview = await api(stack, user, 'POST', preview, {
       items: [{ plan_id: PLANS.nitroMonthly }],
       currency: 'eur',
       user_discount_offer_id: made.id,
     });
-    expect(purchasePreview.body).toMatchObject({ subtotal: 699, tax: 117, total: 699 });
+    expect(purchasePreview.body).toMatchObject({ subtotal: 749, tax: 125, total: 749 });
   });
 
   it('when an offer is unknown, another user’s, expired, used or for other plans, then 10100 or 100086 answers', async () => {

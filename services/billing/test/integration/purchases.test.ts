@@ -290,14 +290,14 @@ describe('Create Subscription', () => {
 });
 
 describe('Get Subscriptions', () => {
-  it('when another user asks for a subscription, then it is unknown (10073); bad ids and limits are refused', async () => {
+  it('when another user asks for a subscription, then it is unknown (100003, 404); bad ids and limits are refused', async () => {
     const [user, other] = [await newUser(stack), await newUser(stack)];
     const card = await addCard(stack, user);
     const created = await api(stack, user, 'POST', '/users/@me/billing/subscriptions', purchase(PLANS.boostMonthly, card.id));
     const res = await api(stack, other, 'GET', `/users/@me/billing/subscriptions/${created.body.id}`);
     expect(res.status).toBe(404);
-    expect(res.body.code).toBe(10073);
-    expect((await api(stack, user, 'GET', '/users/@me/billing/subscriptions/abc')).body.code).toBe(10073);
+    expect(res.body.code).toBe(100003);
+    expect((await api(stack, user, 'GET', '/users/@me/billing/subscriptions/abc')).body.code).toBe(100003);
     expect((await api(stack, user, 'GET', '/users/@me/billing/subscriptions?limit=0')).body.errors.limit._errors[0].code).toBe(
       'NUMBER_TYPE_MIN',
     );

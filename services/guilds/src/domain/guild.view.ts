@@ -4,11 +4,12 @@ import {
   roleView,
   userView,
   type ContractUser,
+  type EmojiData,
   type GuildData,
   type MemberData,
   type RoleData,
 } from '@kith/platform';
-import type { BanRecord, GuildRecord, MemberRecord, RoleRecord } from './records.js';
+import type { BanRecord, EmojiRecord, GuildRecord, MemberRecord, RoleRecord } from './records.js';
 
 /** The platform's cap on a guild's members. */
 export const MAX_MEMBERS = 500_000;
@@ -36,7 +37,20 @@ export function toRole(role: RoleRecord): RoleData {
  * The guild as the contract carries it, with its roles. Presence lives in realtime, which this
  * service does not ask: the presence count is a lower bound of 0 until presence is wired in.
  */
-export function toGuild(guild: GuildRecord, roles: readonly RoleRecord[]): GuildData {
+/** A custom emoji as guilds' contract carries it (custom emojis always need colons). */
+export function toEmoji(emoji: EmojiRecord): EmojiData {
+  return {
+    id: emoji.id,
+    name: emoji.name,
+    roleIds: emoji.role_ids,
+    managed: emoji.managed,
+    animated: emoji.animated,
+    available: emoji.available,
+    requireColons: true,
+  };
+}
+
+export function toGuild(guild: GuildRecord, roles: readonly RoleRecord[], emojis: readonly EmojiRecord[] = []): GuildData {
   return {
     id: guild.id,
     name: guild.name,
@@ -65,6 +79,7 @@ export function toGuild(guild: GuildRecord, roles: readonly RoleRecord[]): Guild
     premiumSubscriptionCount: guild.premium_subscription_count,
     maxMembers: MAX_MEMBERS,
     roles: roles.map(toRole),
+    emojis: emojis.map(toEmoji),
     vanityUrlCode: '',
   };
 }
@@ -91,8 +106,8 @@ export function toMember(member: MemberRecord, user?: ContractUser): MemberData 
 export const renderRole = (role: RoleRecord) => roleView(toRole(role));
 
 /** The platform's guild object (what GET /guilds/{id} answers), with its roles. */
-export const renderGuild = (guild: GuildRecord, roles: readonly RoleRecord[], withCounts = false) =>
-  guildView(toGuild(guild, roles), { withCounts });
+export const renderGuild = (guild: GuildRecord, roles: readonly RoleRecord[], emojis: readonly EmojiRecord[], withCounts = false) =>
+  guildView(toGuild(guild, roles, emojis), { withCounts });
 
 /** The platform's guild member object, with the user embedded (undefined: a deleted account). */
 export const renderMember = (member: MemberRecord, user: ContractUser | undefined) => memberView(toMember(member, user));

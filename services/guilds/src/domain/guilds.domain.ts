@@ -11,6 +11,7 @@ import { MembershipService } from './membership.service.js';
 import { MemberVerificationService } from './member-verification.service.js';
 import { PermissionService } from './permission.service.js';
 import type { GuildsStore, IdSource, PermissionChecker, UserDirectory } from './ports.js';
+import { ManagedEmojisService } from './managed-emojis.service.js';
 import { ManagedRolesService } from './managed-roles.service.js';
 import { RolesService } from './roles.service.js';
 
@@ -36,6 +37,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     memberSearch: new MemberSearchService(store, users),
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
+    managedEmojis: new ManagedEmojisService(store, ids),
     verification: new MemberVerificationService(store, users),
   };
 }

@@ -123,15 +123,15 @@ export class GuildsService {
       const member = (await tx.members.get(guildId, userId))!;
       const created = guildCreateView(await guildCreateFor(tx, guild, member, user));
       await tx.emit([{ name: 'GUILD_CREATE', audience: { users: [userId] }, data: created }]);
-      return renderGuild(guild, await tx.roles.list(guildId));
+      return renderGuild(guild, await tx.roles.list(guildId), []);
     });
   }
 
   async get(userId: string, guildId: string, withCounts: boolean): Promise<Record<string, unknown>> {
     const actor = await actorIn(this.store, guildId, userId);
-    const guild = await this.store.guilds.get(guildId);
+    const [guild, emojis] = await Promise.all([this.store.guilds.get(guildId), this.store.emojis.list(guildId)]);
     if (!guild) throw ApiError.of('UNKNOWN_GUILD');
-    return renderGuild(guild, actor.roles, withCounts);
+    return renderGuild(guild, actor.roles, emojis, withCounts);
   }
 
   /** MANAGE_GUILD edits settings; only the owner hands ownership to another member. */
@@ -154,8 +154,9 @@ export class GuildsService {
       }
       const changes = columnsOf(rest);
       if (newOwner !== undefined) changes.owner_id = newOwner;
-      if (Object.keys(changes).length === 0) return renderGuild(locked!, actor.roles);
-      const body = renderGuild(await tx.guilds.update(guildId, changes), actor.roles);
+      const emojis = await tx.emojis.list(guildId);
+      if (Object.keys(changes).length === 0) return renderGuild(locked!, actor.roles, emojis);
+      const body = renderGuild(await tx.guilds.update(guildId, changes), actor.roles, emojis);
       await tx.emit([{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: body }]);
       return body;
     });
@@ -172,7 +173,13 @@ export class GuildsService {
       const tier = premiumTierOf(count);
       if (locked.premium_subscription_count === count && locked.premium_tier === tier) return { tier, changed: false };
       const guild = await tx.guilds.update(guildId, { premium_subscription_count: count, premium_tier: tier });
-      await tx.emit([{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: renderGuild(guild, await tx.roles.list(guildId)) }]);
+      await tx.emit([
+        {
+          name: 'GUILD_UPDATE',
+          audience: { guilds: [guildId] },
+          data: renderGuild(guild, await tx.roles.list(guildId), await tx.emojis.list(guildId)),
+        },
+      ]);
       return { tier, changed: true };
     });
   }

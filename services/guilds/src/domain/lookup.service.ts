@@ -14,9 +14,12 @@ export class LookupService {
     private readonly dms: DmService,
   ) {}
 
-  async guild(guildId: string): Promise<GuildData | undefined> {
+  /** The guild with its roles; its custom emojis only when asked (other services' lookups do without). */
+  async guild(guildId: string, withEmojis = false): Promise<GuildData | undefined> {
     const guild = await this.store.guilds.get(guildId);
-    return guild && toGuild(guild, await this.store.roles.list(guildId));
+    if (!guild) return undefined;
+    const [roles, emojis] = await Promise.all([this.store.roles.list(guildId), withEmojis ? this.store.emojis.list(guildId) : []]);
+    return toGuild(guild, roles, emojis);
   }
 
   async member(guildId: string, userId: string): Promise<MemberData | undefined> {
@@ -40,12 +43,14 @@ export class LookupService {
       this.dms.listOpen(userId),
       userOf(this.users, userId),
     ]);
+    // Every guild's emojis in one read (most guilds have none).
+    const emojis = await this.store.emojis.listMany(guildIds);
     // Concurrent reads: the pool bounds how many run at once.
     const rendered = await Promise.all(
       guildIds.map(async (guildId) => {
         const [guild, member] = await Promise.all([this.store.guilds.get(guildId), this.store.members.get(guildId, userId)]);
         // Left or deleted between the reads: not in READY.
-        return guild && member ? guildCreateFor(this.store, guild, member, self) : undefined;
+        return guild && member ? guildCreateFor(this.store, guild, member, self, undefined, emojis.get(guildId) ?? []) : undefined;
       }),
     );
     return { guilds: rendered.filter((g) => g !== undefined), privateChannels };

@@ -29,11 +29,30 @@ export class ManagedRolesService {
     private readonly users: UserDirectory,
   ) {}
 
-  /** Just above `@everyone`, with the owner's permissions (none for subscribers); the other roles move up one. */
+  /**
+   * Just above `@everyone`, with the owner's permissions (none for subscribers); the other roles
+   * move up one. One per bot and per integration: asked again for the same owner, the role it has
+   * (with these permissions).
+   */
   async create(guildId: string, name: string, owner: ManagedRoleOwner = NO_OWNER): Promise<CreateManagedResult> {
     return this.store.transaction(async (tx) => {
       if (!(await tx.guilds.lock(guildId))) return { error: 10004 };
       const roles = await tx.roles.list(guildId);
+      // A retried create (a deadline that passed after this committed) gets the role it made.
+      const same = roles.find(
+        (r) =>
+          r.managed &&
+          ((owner.botId !== null && r.bot_id === owner.botId) ||
+            (owner.integrationId !== null && r.integration_id === owner.integrationId)),
+      );
+      if (same) {
+        if (BigInt(same.permissions) === owner.permissions) return { error: 0, role: same };
+        const updated = await tx.roles.update(same.id, { permissions: owner.permissions });
+        await tx.emit([
+          { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } },
+        ]);
+        return { error: 0, role: updated };
+      }
       if (roles.length >= MAX_ROLES) return { error: 30005 };
       await tx.roles.shiftUp(guildId, 1);
       const role = await tx.roles.insert({
@@ -58,6 +77,21 @@ export class ManagedRolesService {
       ];
       await tx.emit(events);
       return { error: 0, role };
+    });
+  }
+
+  /** The managed role's permissions become these; GUILD_ROLE_UPDATE when they changed. */
+  async setPermissions(guildId: string, roleId: string, permissions: bigint): Promise<{ found: boolean; changed: boolean }> {
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.guilds.lock(guildId))) return { found: false, changed: false };
+      const role = await tx.roles.get(guildId, roleId);
+      if (!role?.managed) return { found: false, changed: false };
+      if (BigInt(role.permissions) === permissions) return { found: true, changed: false };
+      const updated = await tx.roles.update(roleId, { permissions });
+      await tx.emit([
+        { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } },
+      ]);
+      return { found: true, changed: true };
     });
   }
 

@@ -61,7 +61,9 @@ export class MemberVerificationService {
           ? [...guild.features, MEMBER_VERIFICATION_GATE]
           : guild.features.filter((f) => f !== MEMBER_VERIFICATION_GATE);
         const updated = await tx.guilds.setFeatures(guildId, features);
-        await tx.emit([{ name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: renderGuild(updated, actor.roles) }]);
+        await tx.emit([
+          { name: 'GUILD_UPDATE', audience: { guilds: [guildId] }, data: renderGuild(updated, actor.roles, await tx.emojis.list(guildId)) },
+        ]);
       }
       return view(saved);
     });

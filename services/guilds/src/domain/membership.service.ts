@@ -12,7 +12,7 @@ import { MEMBER_FLAG_IS_GUEST, type GuestService } from './guest.service.js';
 import { renderMember, toGuild, toMember } from './guild.view.js';
 import type { GuildPermissionContext } from './permissions.js';
 import type { GuildsStore, GuildsTx, GuildsUnit, IdSource, UserDirectory } from './ports.js';
-import type { GuildRecord, JoinRequestRecord, MemberRecord, RoleRecord } from './records.js';
+import type { EmojiRecord, GuildRecord, JoinRequestRecord, MemberRecord, RoleRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
 /** The platform's cap on how many guilds one user is in. */
@@ -44,14 +44,16 @@ export type GuildCreate = GuildCreateData & { guild: GuildData };
  * they can see, their member object and the counts. `member` is theirs.
  */
 export async function guildCreateFor(
-  unit: Pick<GuildsUnit, 'roles' | 'channels'>,
+  unit: Pick<GuildsUnit, 'roles' | 'channels' | 'emojis'>,
   guild: GuildRecord,
   member: MemberRecord,
   user: ContractUser | undefined,
   /** The guild's roles when the caller has just read them. */
   known?: readonly RoleRecord[],
+  /** The guild's emojis when the caller has read them (READY reads every guild's at once). */
+  knownEmojis?: readonly EmojiRecord[],
 ): Promise<GuildCreate> {
-  const roles = known ?? (await unit.roles.list(guild.id));
+  const [roles, emojis] = await Promise.all([known ?? unit.roles.list(guild.id), knownEmojis ?? unit.emojis.list(guild.id)]);
   const ctx: GuildPermissionContext = {
     guildId: guild.id,
     ownerId: guild.owner_id,
@@ -60,7 +62,7 @@ export async function guildCreateFor(
     memberRoleIds: member.role_ids,
   };
   return {
-    guild: toGuild(guild, roles),
+    guild: toGuild(guild, roles, emojis),
     joinedAt: member.joined_at.toISOString(),
     large: guild.member_count > LARGE_THRESHOLD,
     members: [toMember(member, user)],

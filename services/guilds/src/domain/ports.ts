@@ -1,6 +1,7 @@
 import type { ContractUser, DomainEvent } from '@kith/platform';
 import type { GuildPermissionContext, Overwrite } from './permissions.js';
 import type {
+  EmojiRecord,
   BanRecord,
   ChannelPatch,
   ChannelRecord,
@@ -213,7 +214,20 @@ export interface PermissionChecker {
 }
 
 /** Reads and writes: plain calls outside a transaction, or one transaction's. */
+export interface EmojiRepository {
+  /** The guild's emojis, by id. */
+  list(guildId: string): Promise<EmojiRecord[]>;
+  /** The emojis of each of these guilds, by id, in one read (guilds without any are left out). */
+  listMany(guildIds: readonly string[]): Promise<Map<string, EmojiRecord[]>>;
+  /** The integration's emojis in the guild. */
+  ofIntegration(guildId: string, integrationId: string): Promise<EmojiRecord[]>;
+  insert(emojis: readonly EmojiRecord[]): Promise<void>;
+  update(emoji: EmojiRecord): Promise<void>;
+  delete(ids: readonly string[]): Promise<void>;
+}
+
 export interface GuildsUnit {
+  emojis: EmojiRepository;
   guilds: GuildRepository;
   roles: RoleRepository;
   members: MemberRepository;

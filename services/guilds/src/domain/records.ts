@@ -56,6 +56,20 @@ export interface RoleRecord {
   integration_id?: string | null;
 }
 
+/** A guild's custom emoji; `integration_id` and `source_id` name the integration and provider emote it mirrors. */
+export interface EmojiRecord {
+  id: string;
+  guild_id: string;
+  name: string;
+  role_ids: string[];
+  managed: boolean;
+  animated: boolean;
+  available: boolean;
+  integration_id: string | null;
+  source_id: string | null;
+  image_url: string | null;
+}
+
 type RoleSettable = Partial<Pick<RoleRecord, 'name' | 'color' | 'hoist' | 'icon' | 'unicode_emoji' | 'mentionable'>>;
 export type RoleColumns = RoleSettable & { permissions?: bigint };
 export type NewRole = RoleSettable &

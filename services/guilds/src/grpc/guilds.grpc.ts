@@ -3,6 +3,7 @@ import type { GuildsService } from '@kith/proto/guilds/v1/guilds';
 import type { ChannelApi } from '../domain/channel.api.js';
 import type { GuildsService as GuildsDomainService } from '../domain/guilds.service.js';
 import type { LookupService } from '../domain/lookup.service.js';
+import type { ManagedEmojisService } from '../domain/managed-emojis.service.js';
 import type { ManagedRolesService } from '../domain/managed-roles.service.js';
 import type { MemberSearchService } from '../domain/member-search.service.js';
 import type { MembershipService } from '../domain/membership.service.js';
@@ -21,6 +22,7 @@ export interface GuildsDomain {
   channels: ChannelApi;
   guilds: GuildsDomainService;
   managedRoles: ManagedRolesService;
+  managedEmojis: ManagedEmojisService;
   memberSearch: MemberSearchService;
 }
 

@@ -14,9 +14,9 @@ export function membershipGrpc({
   memberSearch,
 }: Pick<GuildsDomain, 'lookups' | 'membership' | 'memberSearch'>): Partial<ServiceImpl<typeof GuildsService>> {
   return {
-    async getGuild({ guildId }) {
+    async getGuild({ guildId, withEmojis }) {
       ids(guildId);
-      const guild = await lookups.guild(guildId);
+      const guild = await lookups.guild(guildId, withEmojis);
       return guild ? { found: true, guild } : { found: false };
     },
 

@@ -3,6 +3,7 @@ import type { GuildsStore, GuildsTx, GuildsUnit } from '../domain/ports.js';
 import type { PgAccess } from './access.store.js';
 import { PgChannels } from './channel.store.js';
 import { PgDms } from './dm.store.js';
+import { PgEmojis } from './emojis.store.js';
 import { PgGuilds, type Db } from './guilds.store.js';
 import { PgMembers } from './members.store.js';
 import { PgRoles } from './roles.store.js';
@@ -12,6 +13,7 @@ import { PgVerification } from './verification.store.js';
 /** Every repository over one database handle: the pool's, or a transaction's. */
 function unitOf(db: Db, access: PgAccess): GuildsUnit {
   return {
+    emojis: new PgEmojis(db),
     guilds: new PgGuilds(db),
     roles: new PgRoles(db),
     members: new PgMembers(db),

@@ -164,6 +164,19 @@ export interface GuildGuestsTable {
   created_at: Generated<Date>;
 }
 
+export interface EmojisTable {
+  id: Id;
+  guild_id: Id;
+  name: string;
+  role_ids: Generated<string[]>;
+  managed: Generated<boolean>;
+  animated: Generated<boolean>;
+  available: Generated<boolean>;
+  integration_id: Id | null;
+  source_id: string | null;
+  image_url: string | null;
+}
+
 export interface GuildMemberCountsTable {
   guild_id: Id;
   slot: number;
@@ -185,4 +198,5 @@ export interface GuildsDatabase {
   guild_join_requests: GuildJoinRequestsTable;
   guild_guests: GuildGuestsTable;
   guild_member_counts: GuildMemberCountsTable;
+  emojis: EmojisTable;
 }

@@ -21,6 +21,7 @@ import type {
   MemberRepository,
   PermissionCheck,
   VerificationRepository,
+  EmojiRepository,
   GuestRepository,
   PermissionChecker,
   RoleRepository,
@@ -32,6 +33,7 @@ import {
   overwriteSourceOf,
   type BanRecord,
   type ChannelRecord,
+  type EmojiRecord,
   type GuestRecord,
   type GuildRecord,
   type JoinRequestRecord,
@@ -66,6 +68,7 @@ interface State {
   forms: Map<string, VerificationForm>;
   joinRequests: Map<string, JoinRequestRecord>;
   guests: Map<string, GuestRecord>;
+  emojis: Map<string, EmojiRecord>;
 }
 
 const emptyState = (): State => ({
@@ -82,6 +85,7 @@ const emptyState = (): State => ({
   forms: new Map(),
   joinRequests: new Map(),
   guests: new Map(),
+  emojis: new Map(),
 });
 
 const key = (...parts: string[]) => parts.join(':');
@@ -375,6 +379,37 @@ function verificationRepository(s: () => State): VerificationRepository {
   };
 }
 
+function emojiRepository(s: () => State): EmojiRepository {
+  const sorted = (match: (e: EmojiRecord) => boolean) =>
+    [...s().emojis.values()]
+      .filter(match)
+      .sort((a, b) => byId(a.id, b.id))
+      .map(copy);
+  return {
+    list: async (guildId) => sorted((e) => e.guild_id === guildId),
+    async listMany(guildIds) {
+      const byGuild = new Map<string, EmojiRecord[]>();
+      for (const e of sorted((x) => guildIds.includes(x.guild_id))) byGuild.set(e.guild_id, [...(byGuild.get(e.guild_id) ?? []), e]);
+      return byGuild;
+    },
+    ofIntegration: async (guildId, integrationId) => sorted((e) => e.guild_id === guildId && e.integration_id === integrationId),
+    async insert(emojis) {
+      for (const e of emojis) {
+        if (!s().guilds.has(e.guild_id)) fail(`emoji of no guild ${e.guild_id}`);
+        if (s().emojis.has(e.id)) fail(`duplicate emoji ${e.id}`);
+        s().emojis.set(e.id, copy(e));
+      }
+    },
+    async update(emoji) {
+      if (!s().emojis.has(emoji.id)) fail(`no emoji ${emoji.id}`);
+      s().emojis.set(emoji.id, copy(emoji));
+    },
+    async delete(ids) {
+      for (const id of ids) s().emojis.delete(id);
+    },
+  };
+}
+
 function guestRepository(s: () => State): GuestRepository {
   return {
     async add(guest) {
@@ -624,6 +659,7 @@ export class MemoryGuildsStore implements GuildsStore {
   /** The clock timeouts are judged by. */
   now = () => Date.now();
 
+  readonly emojis = emojiRepository(() => this.state);
   readonly guilds = guildRepository(() => this.state);
   readonly roles = roleRepository(() => this.state);
   readonly members = memberRepository(() => this.state);
@@ -665,6 +701,7 @@ export class MemoryGuildsStore implements GuildsStore {
 
 function unitOver(s: () => State, now: () => number): GuildsUnit {
   return {
+    emojis: emojiRepository(s),
     guilds: guildRepository(s),
     roles: roleRepository(s),
     members: memberRepository(s),

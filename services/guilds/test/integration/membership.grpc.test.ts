@@ -181,3 +181,43 @@ describe('GetReadyState', () => {
     expect(reopened).toEqual([expect.objectContaining({ id: dmId, recipients: [expect.objectContaining({ id: friend.userId })] })]);
   });
 });
+
+describe('CreateManagedRole', () => {
+  it('when a create for the same bot or integration comes again (a retry after a lost answer), then it answers the role it made, with the permissions now asked, and makes no other', async () => {
+    const guild = await createGuild(stack, owner);
+    const botId = testIds.next();
+    const made = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        stack.grpc.createManagedRole({ guildId: guild.id, name: 'Bot', permissions: '2048', botId, integrationId: '' }),
+      ),
+    );
+    expect(made.map((m) => m.errorCode)).toEqual([0, 0, 0, 0]);
+    expect(new Set(made.map((m) => m.role!.id)).size).toBe(1);
+    const botRole = made[0]!.role!.id;
+
+    const again = await stack.grpc.createManagedRole({ guildId: guild.id, name: 'Bot', permissions: '2', botId, integrationId: '' });
+    expect(again.role).toMatchObject({ id: botRole, permissions: '2' });
+    const [update] = await outboxEvents(stack, 'GUILD_ROLE_UPDATE', (e) => e.data.role.id === botRole);
+    expect(update?.data.role.permissions).toBe('2');
+
+    const integrationId = testIds.next();
+    const subscriber = await stack.grpc.createManagedRole({ guildId: guild.id, name: 'Subs', permissions: '', botId: '', integrationId });
+    const subscriberAgain = await stack.grpc.createManagedRole({
+      guildId: guild.id,
+      name: 'Subs',
+      permissions: '',
+      botId: '',
+      integrationId,
+    });
+    expect(subscriberAgain.role!.id).toBe(subscriber.role!.id);
+    expect(subscriber.role!.id).not.toBe(botRole);
+
+    const roles = (await api(stack, owner, 'GET', `/guilds/${guild.id}/roles`)).body as Body[];
+    expect(
+      roles
+        .filter((r) => r.managed)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([botRole, subscriber.role!.id].sort());
+  });
+});

@@ -4,6 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 type Platform = 'twitch' | 'youtube';
 type Account = { id: string; name: string };
 type Answer = { status: number; body: unknown } | { redirect: string };
+/** A channel emote as Twitch describes it. */
+export type TwitchEmote = { id: string; name: string; tier: string; emote_type: string; format: string[] };
+
+/** Twitch's CDN address of an emote's images, as Helix answers it. */
+const EMOTE_TEMPLATE = 'https://static-cdn.jtvnw.net/emoticons/v2/{{id}}/{{format}}/{{theme_mode}}/{{scale}}';
 
 /**
  * Twitch's Helix API and id.twitch.tv OAuth2, and the YouTube Data API with Google's OAuth2, over
@@ -15,6 +20,8 @@ export class StreamingStandIn {
   readonly accounts: Record<Platform, Map<string, Account>> = { twitch: new Map(), youtube: new Map() };
   /** Broadcaster (or channel) → its subscriber (member) account ids. */
   readonly subscribers: Record<Platform, Map<string, string[]>> = { twitch: new Map(), youtube: new Map() };
+  /** A Twitch broadcaster's channel emotes (Helix Get Channel Emotes), set by tests. */
+  readonly emotes = new Map<string, TwitchEmote[]>();
   /** Which account the next consent page approves as, per platform. */
   readonly nextLogin: Partial<Record<Platform, string>> = {};
   private readonly tokens = new Map<string, { platform: Platform; accountId: string }>();
@@ -28,6 +35,11 @@ export class StreamingStandIn {
     this.addAccount('twitch', { id: '141981764', name: 'KithDev' });
     this.addAccount('twitch', { id: '141981765', name: 'KithFan' });
     this.subscribers.twitch.set('141981764', ['141981765']);
+    this.emotes.set('141981764', [
+      { id: 'emotesv2_kithdev_wave', name: 'kithdevWave', tier: '1000', emote_type: 'subscriptions', format: ['static'] },
+      { id: 'emotesv2_kithdev_party', name: 'kithdevParty', tier: '2000', emote_type: 'subscriptions', format: ['static', 'animated'] },
+      { id: 'emotesv2_kithdev_hi', name: 'kithdevHi', tier: '', emote_type: 'follower', format: ['static'] },
+    ]);
     this.addAccount('youtube', { id: 'UC_kith_development_channel', name: 'Kith Dev' });
     this.addAccount('youtube', { id: 'UC_kith_development_member', name: 'Kith Member' });
     this.subscribers.youtube.set('UC_kith_development_channel', ['UC_kith_development_member']);
@@ -77,6 +89,7 @@ export class StreamingStandIn {
     }
     if (/^\/(helix|mock)\/users$/.test(path)) return this.helix(req, 'users', q);
     if (/^\/(helix|mock)\/subscriptions$/.test(path)) return this.helix(req, 'subscriptions', q);
+    if (/^\/(helix|mock)\/chat\/emotes$/.test(path)) return this.channelEmotes(req, q);
     if (/^\/(oauth2|auth)\/token$/.test(path) && req.method === 'POST') return this.token('twitch', await form(req));
     if (/^\/(oauth2|auth)\/validate$/.test(path)) return this.validate(req);
     if (path === '/oauth2/authorize') return this.consent('twitch', q);
@@ -140,6 +153,34 @@ export class StreamingStandIn {
         scopes: ['channel:read:subscriptions', 'user:read:email'],
         user_id: account.id,
         expires_in: 14_000,
+      },
+    };
+  }
+
+  /** Helix Get Channel Emotes: any valid token may read any broadcaster's; none is 400 as on Twitch. */
+  private channelEmotes(req: IncomingMessage, q: URLSearchParams): Answer {
+    this.requests.push({ platform: 'twitch', path: 'chat/emotes' });
+    if (!this.bearer(req, 'twitch') || !this.clientOk('twitch', header(req, 'client-id')))
+      return { status: 401, body: { error: 'Unauthorized', status: 401, message: 'Invalid OAuth token' } };
+    const broadcaster = q.get('broadcaster_id');
+    if (!broadcaster)
+      return { status: 400, body: { error: 'Bad Request', status: 400, message: 'Missing required parameter "broadcaster_id"' } };
+    const cdn = (id: string, scale: string) => `https://static-cdn.jtvnw.net/emoticons/v2/${id}/static/light/${scale}`;
+    return {
+      status: 200,
+      body: {
+        data: (this.emotes.get(broadcaster) ?? []).map((e) => ({
+          id: e.id,
+          name: e.name,
+          images: { url_1x: cdn(e.id, '1.0'), url_2x: cdn(e.id, '2.0'), url_4x: cdn(e.id, '3.0') },
+          tier: e.tier,
+          emote_type: e.emote_type,
+          emote_set_id: e.emote_type === 'subscriptions' ? `${broadcaster}${e.tier}` : '0',
+          format: e.format,
+          scale: ['1.0', '2.0', '3.0'],
+          theme_mode: ['light', 'dark'],
+        })),
+        template: EMOTE_TEMPLATE,
       },
     };
   }

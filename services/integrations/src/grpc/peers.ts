@@ -6,6 +6,7 @@ import type { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import type {
   GuildSummary,
   GuildsPort,
+  ManagedEmoji,
   ManagedRoleOwner,
   ApplicationWebhookRequest,
   ApplicationWebhookView,
@@ -70,6 +71,14 @@ export class GrpcGuilds implements GuildsPort {
     if (errorCode === 10004) throw ApiError.of('UNKNOWN_GUILD');
     if (errorCode !== 0 || !role) throw new ApiError(400, { code: errorCode, message: 'Maximum number of guild roles reached (250)' });
     return role.id;
+  }
+
+  async setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean> {
+    return (await this.guilds.setManagedRolePermissions({ guildId, roleId, permissions: permissions.toString() })).found;
+  }
+
+  async syncManagedEmojis(guildId: string, integrationId: string, emojis: ManagedEmoji[]): Promise<number> {
+    return (await this.guilds.syncManagedEmojis({ guildId, integrationId, emojis })).errorCode;
   }
 
   async deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {

@@ -138,6 +138,9 @@ export function applicationRoutes(
         channelId: body.channel_id,
         permissions: body.permissions === undefined ? undefined : BigInt(body.permissions),
         webhookChannelId: body.webhook_channel_id,
+        responseType: query.response_type,
+        redirectUri: query.redirect_uri,
+        state: query.state,
       }),
     );
   });

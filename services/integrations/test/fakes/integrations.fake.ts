@@ -2,6 +2,8 @@ import type { ContractUser, DomainEvent } from '@kith/platform';
 import type { ApplicationRecord, IntegrationRecord } from '../../src/domain/integrations/model.js';
 import type {
   ApplicationsStorePort,
+  AuthorizationCodesPort,
+  AuthorizationGrant,
   GuildsPort,
   IntegrationPatch,
   IntegrationsStorePort,
@@ -68,6 +70,14 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
   createManagedRole(guildId: string, _name: string, owner: { permissions?: bigint; botId?: string } = {}): Promise<string> {
     this.calls.push(`createManagedRole ${guildId}${owner.botId ? ` bot ${owner.botId} ${owner.permissions ?? 0n}` : ''}`);
     return Promise.resolve('777');
+  }
+  setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean> {
+    this.calls.push(`setManagedRolePermissions ${guildId} ${roleId} ${permissions}`);
+    return Promise.resolve(true);
+  }
+  syncManagedEmojis(guildId: string, integrationId: string, emojis: { sourceId: string }[]): Promise<number> {
+    this.calls.push(`syncManagedEmojis ${guildId} ${integrationId} ${emojis.map((e) => e.sourceId).join(',')}`);
+    return Promise.resolve(0);
   }
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean> {
     this.calls.push(`deleteManagedRole ${guildId} ${roleId}`);
@@ -165,6 +175,20 @@ export class World implements IntegrationsStorePort, GuildsPort, UsersPort, Soci
     this.events.push(...events);
     this.calls.push(`commit ${events.map((e) => e.name).join(',')}`);
     return result;
+  }
+
+  /** Authorization codes issued, by code. */
+  readonly grants = new Map<string, AuthorizationGrant>();
+
+  /** The authorization codes side. */
+  codes(): AuthorizationCodesPort {
+    return {
+      issue: (grant) => {
+        const code = `code-${this.grants.size + 1}`;
+        this.grants.set(code, grant);
+        return Promise.resolve(code);
+      },
+    };
   }
 
   /** The applications side of the store. */

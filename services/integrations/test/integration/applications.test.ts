@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRedis, eventSubject } from '@kith/platform';
+import { readStoredEvents } from '@kith/platform/testing';
 import {
   api,
   authorizeInto,
@@ -150,6 +153,99 @@ describe('authorizing an application into a guild', () => {
   });
 });
 
+describe('authorizing with a redirect (the authorization code grant)', () => {
+  const authorizeAt = (user: Body, query: Record<string, string>, body: Record<string, unknown>) =>
+    api(stack, user, 'POST', `/oauth2/authorize?${new URLSearchParams(query)}`, body);
+
+  /** What the stored code grants (codes are kept under their SHA-256 only). */
+  const grantOf = async (code: string) => {
+    const redis = createRedis(inject('stores').REDIS_URL, stack.redisPrefix);
+    try {
+      const raw = await redis.get(`oauth2-code:${createHash('sha256').update(code).digest('hex')}`);
+      return raw === null ? null : (JSON.parse(raw) as Body);
+    } finally {
+      redis.disconnect();
+    }
+  };
+
+  it('when the redirect URI is registered, then the browser goes back there with a code for this grant and the state', async () => {
+    const owner = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    const app = await newApplication(stack, owner, 'Redirected Bot');
+    const [callback, other] = ['https://app.example/callback', 'https://app.example/other'];
+    const uris = [callback, other];
+    expect((await api(stack, owner, 'PATCH', `/applications/${app.id}`, { redirect_uris: uris })).status).toBe(200);
+
+    const res = await authorizeAt(
+      owner,
+      { client_id: app.id, scope: 'bot identify', response_type: 'code', redirect_uri: other, state: 'xyz 1' },
+      { authorize: true, guild_id: guildId, permissions: '2048' },
+    );
+    expect(res.status).toBe(200);
+    const location = new URL(res.body.location);
+    expect(`${location.origin}${location.pathname}`).toBe(other);
+    expect(location.searchParams.get('state')).toBe('xyz 1');
+    expect(location.searchParams.get('guild_id')).toBe(guildId);
+    expect(location.searchParams.get('permissions')).toBe('2048');
+    const code = location.searchParams.get('code') ?? '';
+    expect(code.length).toBeGreaterThanOrEqual(30);
+    expect(await grantOf(code)).toEqual({
+      applicationId: app.id,
+      userId: owner.userId,
+      scopes: ['bot', 'identify'],
+      redirectUri: other,
+      guildId,
+      permissions: '2048',
+    });
+    expect((await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id })).found).toBe(true);
+
+    // No redirect URI asked: the first registered; declined: back there with the error.
+    const first = await authorizeAt(owner, { client_id: app.id, scope: 'identify', response_type: 'code' }, { authorize: true });
+    expect(first.body.location.startsWith(`${callback}?code=`)).toBe(true);
+    const declined = await authorizeAt(
+      owner,
+      { client_id: app.id, scope: 'identify', response_type: 'code', state: 's' },
+      { authorize: false },
+    );
+    expect(declined.body.location).toBe(`${callback}?error=access_denied&state=s`);
+  });
+
+  it('when the redirect URI is not registered or the response type is not code, then 50035 and nothing is installed', async () => {
+    const owner = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    const app = await newApplication(stack, owner, 'Strict Bot');
+    const install = { authorize: true, guild_id: guildId, permissions: '0' };
+
+    // None registered: a response type has nowhere to send the browser.
+    const unregistered = await authorizeAt(owner, { client_id: app.id, scope: 'bot', response_type: 'code' }, install);
+    expect(unregistered.status).toBe(400);
+    expect(unregistered.body.code).toBe(50035);
+    expect(unregistered.body.errors.redirect_uri._errors[0].code).toBe('INVALID_OAUTH_REDIRECT_URI');
+
+    await api(stack, owner, 'PATCH', `/applications/${app.id}`, { redirect_uris: ['https://app.example/callback'] });
+    for (const redirect_uri of ['https://evil.example/callback', 'https://app.example/callback/', 'https://app.example/callback?x=1']) {
+      const foreign = await authorizeAt(owner, { client_id: app.id, scope: 'bot', response_type: 'code', redirect_uri }, install);
+      expect(foreign.status).toBe(400);
+      expect(foreign.body.errors.redirect_uri._errors[0].code).toBe('INVALID_OAUTH_REDIRECT_URI');
+    }
+    // Even a refusal is never sent to an unregistered place.
+    const refusedForeign = await authorizeAt(
+      owner,
+      { client_id: app.id, scope: 'bot', redirect_uri: 'https://evil.example/' },
+      { authorize: false, guild_id: guildId },
+    );
+    expect(refusedForeign.body.errors.redirect_uri._errors[0].code).toBe('INVALID_OAUTH_REDIRECT_URI');
+    for (const response_type of ['token', 'id_token', '']) {
+      const badType = await authorizeAt(owner, { client_id: app.id, scope: 'bot', response_type }, install);
+      expect(badType.status).toBe(400);
+      expect(badType.body.errors.response_type._errors[0].code).toBe('BASE_TYPE_CHOICES');
+    }
+
+    expect((await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body).toEqual([]);
+    expect((await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id })).found).toBe(false);
+  });
+});
+
 const MANAGE_GUILD = 1n << 5n;
 const KICK_MEMBERS = 1n << 1n;
 const BAN_MEMBERS = 1n << 2n;
@@ -162,6 +258,20 @@ const authorizeWith = (user: Body, appId: string, guildId: string, permissions: 
     guild_id: guildId,
     permissions: String(permissions),
   });
+
+/** The permissions of each GUILD_ROLE_UPDATE guilds published for the role, in order (once its relay caught up with `count`). */
+async function roleUpdates(guildId: string, roleId: string, count = 0): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stored = await readStoredEvents<Body>(stack.nats, eventSubject('guilds', 'GUILD_ROLE_UPDATE'), stack.startedAt);
+    const found = stored
+      .map((e) => e.envelope.data)
+      .filter((d) => d.guild_id === guildId && d.role.id === roleId)
+      .map((d) => d.role.permissions as string);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const rolesOf = async (owner: Body, guildId: string) => (await api(stack, owner, 'GET', `/guilds/${guildId}/roles`)).body as Body[];
 
@@ -181,9 +291,20 @@ describe('authorizing a bot with permissions', () => {
     });
     const member = await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id });
     expect(member.member?.roleIds).toEqual([role.id]);
-    // Authorizing again makes no second role.
-    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS)).status).toBe(200);
-    expect((await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id)).toHaveLength(1);
+    // Authorizing again makes no second role: the bot's role takes the permissions asked now.
+    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS | BAN_MEMBERS)).status).toBe(200);
+    const botRoles = (await rolesOf(owner, guildId)).filter((r) => r.tags?.bot_id === app.bot.id);
+    expect(botRoles).toEqual([expect.objectContaining({ id: role.id, permissions: String(KICK_MEMBERS | BAN_MEMBERS) })]);
+    expect(await roleUpdates(guildId, role.id, 1)).toEqual([String(KICK_MEMBERS | BAN_MEMBERS)]);
+    // The same permissions again change nothing and announce nothing.
+    expect((await authorizeWith(owner, app.id, guildId, KICK_MEMBERS | BAN_MEMBERS)).status).toBe(200);
+    // Asking for what the caller lacks still fails, and leaves the role as it was.
+    const helper = await newUser(stack);
+    expect((await stack.guildsGrpc.addMember({ guildId, userId: helper.userId })).errorCode).toBe(0);
+    expect((await authorizeWith(helper, app.id, guildId, SEND_MESSAGES)).body.code).toBe(50013);
+    expect((await authorizeWith(owner, app.id, guildId, SEND_MESSAGES)).status).toBe(200);
+    expect(await roleUpdates(guildId, role.id, 2)).toEqual([String(KICK_MEMBERS | BAN_MEMBERS), String(SEND_MESSAGES)]);
+    expect((await stack.guildsGrpc.getMember({ guildId, userId: app.bot.id })).member?.roleIds).toEqual([role.id]);
 
     const [integration] = (await api(stack, owner, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
     expect(integration).not.toHaveProperty('role_id');

@@ -60,6 +60,8 @@ export interface IntegrationsStack {
   nats: NatsConnection;
   guildsGrpc: ServiceClient<typeof GuildsService>;
   authGrpc: ServiceClient<typeof AuthService>;
+  /** The integrations service's Redis key prefix (its keys are this run's only). */
+  redisPrefix: string;
   startedAt: Date;
 }
 
@@ -74,6 +76,8 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
   });
   const gifs = new GifProvidersServer({ keys: { tenor: 'tenor-key', giphy: 'giphy-key', klipy: 'klipy-key' }, streaming });
   const gifUrl = await gifs.listen();
+  // Every test run starts with a cold cache: the keys of one run are not another's.
+  const redisPrefix = `${unique('kith_test')}:integrations:`;
   const integrations = await startIntegrations(
     integrationsConfigSchema.parse({
       ...common,
@@ -94,8 +98,7 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
       GOOGLE_TOKEN_URL: gifUrl,
       GOOGLE_CLIENT_ID: 'google-client',
       GOOGLE_CLIENT_SECRET: 'google-secret',
-      // Every test run starts with a cold cache: the keys of one run are not another's.
-      REDIS_PREFIX: `${unique('kith_test')}:integrations:`,
+      REDIS_PREFIX: redisPrefix,
       ...env,
     }),
   );
@@ -124,6 +127,7 @@ export async function startIntegrationsStack(env: Record<string, string> = {}): 
     nats,
     guildsGrpc,
     authGrpc,
+    redisPrefix: env.REDIS_PREFIX ?? redisPrefix,
     startedAt: new Date(),
   };
 }

@@ -3,6 +3,11 @@ import { ApiClient } from '@twurple/api';
 import { StaticAuthProvider } from '@twurple/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { unique } from '@kith/platform/testing';
+import { stopAll } from '../../../../gateway/test/integration/harness.js';
+import { startRealtime, type RunningRealtime } from '../../../realtime/src/app.js';
+import { realtimeConfigSchema } from '../../../realtime/src/config.js';
+import { GatewayClient, type ServerFrame } from '../../../realtime/test/integration/gateway.client.js';
 import {
   api,
   newGuild,
@@ -16,11 +21,29 @@ import {
 } from './harness.js';
 
 let stack: IntegrationsStack;
+/** The gateway's realtime service over the same guilds and NATS: what a member's socket hears. */
+let realtime: RunningRealtime;
 
 beforeAll(async () => {
   stack = await startIntegrationsStack();
+  realtime = await startRealtime(
+    realtimeConfigSchema.parse({
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'silent',
+      REDIS_URL: stack.under.stores.REDIS_URL,
+      NATS_URL: stack.under.stores.NATS_URL,
+      AUTH_GRPC_ADDR: `127.0.0.1:${stack.under.auth.grpcPort}`,
+      GUILDS_GRPC_ADDR: `127.0.0.1:${stack.guilds.grpcPort}`,
+      INTERNAL_TOKEN_PUBLIC_KEY: stack.under.keys.publicKey,
+      SHUTDOWN_GRACE_MS: '300',
+      REPLICA_ID: unique('rt'),
+    }),
+  );
 });
-afterAll(() => stopIntegrationsStack(stack));
+afterAll(async () => {
+  if (realtime) await stopAll(realtime.closers);
+  await stopIntegrationsStack(stack);
+});
 
 let n = 0;
 const accountId = () => String(7_000_000 + (Date.now() % 1_000_000) * 10 + n++);
@@ -97,6 +120,12 @@ describe('the loopback streaming platforms speak their APIs', () => {
       const twitch = new ApiClient({ authProvider: new StaticAuthProvider('twitch-client', token) });
       const user = await twitch.users.getUserById(id);
       expect(user?.displayName).toBe('TwurpleReads');
+      stack.streaming.emotes.set(id, [
+        { id: 'emotesv2_read', name: 'twurpleRead', tier: '1000', emote_type: 'subscriptions', format: ['static'] },
+      ]);
+      const [emote] = await twitch.chat.getChannelEmotes(id);
+      expect(emote).toMatchObject({ id: 'emotesv2_read', name: 'twurpleRead', tier: '1000', type: 'subscriptions', formats: ['static'] });
+      expect(emote!.getStaticImageUrl('3.0')).toContain('emotesv2_read');
     } finally {
       delete process.env.TWURPLE_MOCK_API_PORT;
     }
@@ -198,6 +227,116 @@ describe('streaming integrations', () => {
     // Deleting it deletes its managed role.
     expect((await api(stack, streamer, 'DELETE', `/guilds/${guildId}/integrations/${integration.id}`)).status).toBe(204);
     expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.roles.some((r) => r.id === roleId)).toBe(false);
+  });
+
+  it('when a Twitch integration syncs emoticons, then the broadcaster’s subscriber emotes are the guild’s managed emojis for its role, and a socket hears each GUILD_EMOJIS_UPDATE', async () => {
+    const streamer = await newUser(stack);
+    const account = accountId();
+    stack.streaming.addAccount('twitch', { id: account, name: 'Emoter' });
+    stack.streaming.emotes.set(account, [
+      { id: `emotesv2_${account}_a`, name: 'emoterWave', tier: '1000', emote_type: 'subscriptions', format: ['static'] },
+      { id: `emotesv2_${account}_b`, name: 'emoterParty', tier: '2000', emote_type: 'subscriptions', format: ['static', 'animated'] },
+      // Follower and Bits emotes are not subscriber emotes: never synced.
+      { id: `emotesv2_${account}_c`, name: 'emoterHi', tier: '', emote_type: 'follower', format: ['static'] },
+      { id: `emotesv2_${account}_d`, name: 'emoterBits', tier: '', emote_type: 'bitstier', format: ['static'] },
+    ]);
+    await connect(streamer, 'twitch', account);
+    const guildId = await newGuild(stack, streamer);
+    const { client } = await GatewayClient.ready(`ws://127.0.0.1:${realtime.httpPort}/gateway`, streamer.token);
+    const emojisUpdate = () =>
+      client.next((f: ServerFrame) => f.t === 'GUILD_EMOJIS_UPDATE' && (f.d as Body).guild_id === guildId, 15_000).then((f) => f.d as Body);
+    try {
+      expect((await api(stack, streamer, 'POST', `/guilds/${guildId}/integrations`, { type: 'twitch', id: account })).status).toBe(204);
+      const [integration] = (await api(stack, streamer, 'GET', `/guilds/${guildId}/integrations`)).body as Body[];
+      const roleId = integration.role_id as string;
+      // Off (the default): a sync makes no emojis.
+      await synced(streamer, guildId, integration.id);
+      expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toEqual([]);
+
+      const on = await api(stack, streamer, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { enable_emoticons: true });
+      expect(on.status).toBe(204);
+      const first = await emojisUpdate();
+      const emoji = (name: string, animated: boolean) => ({
+        id: expect.stringMatching(/^\d+$/),
+        name,
+        roles: [roleId],
+        require_colons: true,
+        managed: true,
+        animated,
+        available: true,
+      });
+      expect(first.emojis).toEqual(expect.arrayContaining([emoji('emoterWave', false), emoji('emoterParty', true)]));
+      expect(first.emojis).toHaveLength(2);
+      // The guild object carries them: over the API and in a new socket's READY / GUILD_CREATE.
+      const guild = await api(stack, streamer, 'GET', `/guilds/${guildId}`);
+      expect(guild.body.emojis).toEqual(first.emojis);
+      // Over gRPC only when asked: other services' guild lookups do without them.
+      expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toHaveLength(2);
+      expect((await stack.guildsGrpc.getGuild({ guildId })).guild!.emojis).toEqual([]);
+      const again = await GatewayClient.ready(`ws://127.0.0.1:${realtime.httpPort}/gateway`, streamer.token);
+      const readyGuild = (again.ready.guilds as Body[]).find((g) => g.id === guildId);
+      expect(readyGuild?.emojis).toEqual(first.emojis);
+      again.client.close();
+
+      // A renamed emote keeps its emoji id; a dropped one goes; a sync with nothing new says nothing.
+      const waveId = (first.emojis as Body[]).find((e) => e.name === 'emoterWave')!.id;
+      stack.streaming.emotes.set(account, [
+        { id: `emotesv2_${account}_a`, name: 'emoterWaves', tier: '1000', emote_type: 'subscriptions', format: ['static'] },
+      ]);
+      await synced(streamer, guildId, integration.id);
+      expect((await emojisUpdate()).emojis).toEqual([{ ...emoji('emoterWaves', false), id: waveId }]);
+      await synced(streamer, guildId, integration.id);
+
+      // Turned off: they go at once.
+      const off = await api(stack, streamer, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { enable_emoticons: false });
+      expect(off.status).toBe(204);
+      expect(await emojisUpdate()).toEqual({ guild_id: guildId, emojis: [] });
+      expect(client.frames.filter((f) => f.t === 'GUILD_EMOJIS_UPDATE')).toHaveLength(3);
+
+      // On again, then the integration deleted: they go with it.
+      await api(stack, streamer, 'PATCH', `/guilds/${guildId}/integrations/${integration.id}`, { enable_emoticons: true });
+      expect((await emojisUpdate()).emojis).toHaveLength(1);
+      expect((await api(stack, streamer, 'DELETE', `/guilds/${guildId}/integrations/${integration.id}`)).status).toBe(204);
+      expect(await emojisUpdate()).toEqual({ guild_id: guildId, emojis: [] });
+      expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toEqual([]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('when guilds is asked to sync managed emojis wrongly, then its errors and nothing changes', async () => {
+    const owner = await newUser(stack);
+    const guildId = await newGuild(stack, owner);
+    const unknown = await stack.guildsGrpc.syncManagedEmojis({
+      guildId: '1',
+      integrationId: '2',
+      emojis: [{ sourceId: 'x', name: 'x', animated: false, roleIds: [], imageUrl: '' }],
+    });
+    expect(unknown.errorCode).toBe(10004);
+    await expect(stack.guildsGrpc.syncManagedEmojis({ guildId: 'abc', integrationId: '2', emojis: [] })).rejects.toThrow();
+    // Names are the platform's (2–32 letters, digits, underscores); one emoji per source id.
+    const synced = await stack.guildsGrpc.syncManagedEmojis({
+      guildId,
+      integrationId: '3',
+      emojis: [
+        { sourceId: 's1', name: 'a-b c!', animated: false, roleIds: [], imageUrl: '' },
+        { sourceId: 's1', name: 'twice', animated: false, roleIds: [], imageUrl: '' },
+        { sourceId: 's2', name: 'x'.repeat(40), animated: true, roleIds: [], imageUrl: '' },
+        { sourceId: 's3', name: 'é!', animated: false, roleIds: [], imageUrl: '' },
+      ],
+    });
+    expect(synced.errorCode).toBe(0);
+    expect(synced.emojis.map((e) => e.name).sort()).toEqual(['__', 'abc', 'x'.repeat(32)]);
+    expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toHaveLength(3);
+    // A role id that is not one: refused, and the set stays.
+    await expect(
+      stack.guildsGrpc.syncManagedEmojis({
+        guildId,
+        integrationId: '3',
+        emojis: [{ sourceId: 's1', name: 'ok', animated: false, roleIds: ['role'], imageUrl: '' }],
+      }),
+    ).rejects.toThrow();
+    expect((await stack.guildsGrpc.getGuild({ guildId, withEmojis: true })).guild!.emojis).toHaveLength(3);
   });
 
   it('when a YouTube channel (streaming_b) is enabled and synced, then its channel members with a connection get the role', async () => {

@@ -7,6 +7,8 @@ export interface Transport {
   close(code: number, reason: string): void;
   /** Identify's `compress: true`: each later frame is zlib-deflated on its own and sent as binary. */
   compressEachFrame(): void;
+  /** Runs `fn`, whose frames may leave together (one write to the socket for all of them). */
+  together?(fn: () => void): void;
 }
 
 /** The gateway session a connection carries once identified or resumed. */
@@ -75,6 +77,12 @@ export class GatewayConnection {
 
   send(frame: string): void {
     if (this.open) this.transport.send(frame);
+  }
+
+  /** Runs `fn`, whose `send`s may reach the socket in one write. */
+  together(fn: () => void): void {
+    if (this.transport.together) this.transport.together(fn);
+    else fn();
   }
 
   compressEachFrame(): void {

@@ -9,12 +9,25 @@ class FakeTransport implements Transport {
   readonly sent: { s: number | null; t: string | null }[] = [];
   closedWith: number | undefined;
   send(frame: string) {
+    this.sendFrame(frame);
     this.sent.push(JSON.parse(frame));
   }
   close(code: number) {
     this.closedWith = code;
   }
   compressEachFrame() {}
+  /** The frames of each `together` call, as one group. */
+  readonly groups: string[][] = [];
+  private group: string[] | undefined;
+  together(fn: () => void) {
+    this.group = [];
+    fn();
+    this.groups.push(this.group.map((f) => JSON.parse(f).t));
+    this.group = undefined;
+  }
+  sendFrame(frame: string) {
+    this.group?.push(frame);
+  }
 }
 
 /** Sessions in memory, with the owner check of the real store; `failNext` makes the next append throw. */
@@ -58,9 +71,6 @@ class FakeStore implements SessionStorePort {
   }
   async claim(_id: string, _request: ClaimRequest): Promise<ClaimResult> {
     return { status: 'missing' };
-  }
-  async intents() {
-    return 0;
   }
 
   async end(id: string) {
@@ -119,6 +129,24 @@ describe('Delivery', () => {
       { op: 0, t: 'B', s: 3, d: { name: 'B' } },
     ]);
     expect(store.sessions.get('s1')).toMatchObject({ seq: 3, streamSeq: 6 });
+  });
+
+  it('when a run of events reaches a connection, then its frames are handed to the socket together, in order; a single frame alone', async () => {
+    const { delivery, connect } = setup();
+    const { transport } = await connect('u1');
+    await delivery.deliver([
+      { event: event('A', ['u1']), streamSeq: 5 },
+      { event: event('B', ['u1']), streamSeq: 6 },
+      { event: event('C', ['u1']), streamSeq: 7 },
+    ]);
+    await delivery.deliver([{ event: event('D', ['u1']), streamSeq: 8 }]);
+    expect(transport.groups).toEqual([['A', 'B', 'C']]);
+    expect(transport.sent.map((f) => [f.t, f.s])).toEqual([
+      ['A', 2],
+      ['B', 3],
+      ['C', 4],
+      ['D', 5],
+    ]);
   });
 
   it('when an event names one gateway session (a reply to its op 8), then only that session gets it, numbered in turn', async () => {

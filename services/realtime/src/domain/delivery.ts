@@ -1,5 +1,5 @@
 import type { EventEnvelope, Logger } from '@kith/platform';
-import { Close, dispatchFrame } from '../gateway/protocol.js';
+import { Close, DispatchFrames } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
 import { audienceIncludes, guestChange, membershipChange } from './membership.js';
 import type { EventCopiesPort, FrameRecord, SessionAppend, SessionStorePort, StreamEvent, StreamPosition } from './ports.js';
@@ -205,7 +205,7 @@ export class Delivery {
     const frame: FrameRecord = {
       seq,
       streamSeq,
-      frame: dispatchFrame(event.name, seq, event.data ?? null),
+      frame: framesOf(event).frame(seq),
       ...(membership ? { membership } : {}),
       ...(guest ? { guest } : {}),
       ...(moved ? { authSession: { id: moved.id, hash: moved.id_hash } } : {}),
@@ -236,6 +236,11 @@ export class Delivery {
   }
 
   private send(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
+    if (frames.length > 1) conn.together(() => this.sendEach(conn, frames));
+    else this.sendEach(conn, frames);
+  }
+
+  private sendEach(conn: GatewayConnection, frames: readonly FrameRecord[]): void {
     for (const { seq, streamSeq, frame, membership, guest, authSession } of frames) {
       conn.seq = seq;
       conn.streamSeq = streamSeq;
@@ -279,6 +284,15 @@ class Batch {
   readonly outgoing = new Map<GatewayConnection, SessionAppend>();
   /** Sessions ended by a revocation: awaited with the batch, so a failure is retried too. */
   readonly ending: Promise<void>[] = [];
+}
+
+/** Each event's frames, serialized once however many connections it goes to. */
+const frames = new WeakMap<EventEnvelope, DispatchFrames>();
+
+function framesOf(event: EventEnvelope): DispatchFrames {
+  let made = frames.get(event);
+  if (!made) frames.set(event, (made = new DispatchFrames(event.name, event.data ?? null)));
+  return made;
 }
 
 /** The event an auth session's end or replacement is announced with. */

@@ -3,7 +3,16 @@ import { createLogger, type EventEnvelope } from '@kith/platform';
 import { GatewayConnection, type Transport } from './connection.js';
 import { Delivery } from './delivery.js';
 import { GatewayService } from './gateway.service.js';
-import type { AuthPort, ClaimResult, ConnectionCountsPort, EventLogPort, GuildsPort, PresencePort, SessionStorePort } from './ports.js';
+import type {
+  AuthPort,
+  ClaimResult,
+  ConnectionCountsPort,
+  EventLogPort,
+  GuildsPort,
+  PresencePort,
+  SessionStorePort,
+  SocialPort,
+} from './ports.js';
 
 const noSearch = async () => ({ members: [], notFound: [] });
 
@@ -37,6 +46,7 @@ function setup(
     auth?: AuthPort;
     presence?: PresencePort;
     connections?: ConnectionCountsPort;
+    social?: SocialPort;
   } = {},
 ) {
   let now = 0;
@@ -46,7 +56,6 @@ function setup(
     append: async (writes) => writes.map(() => true),
     touch: async () => true,
     claim: async () => options.claim ?? { status: 'missing' },
-    intents: async () => 0,
     end: async (id) => void ended.push(id),
   };
   const events: EventLogPort = {
@@ -62,6 +71,7 @@ function setup(
     auth: options.auth ?? auth,
     ...(options.guilds ? { guilds: options.guilds } : {}),
     ...(options.presence ? { presence: options.presence } : {}),
+    ...(options.social ? { social: options.social } : {}),
     store,
     events,
     position,
@@ -99,7 +109,11 @@ const loggedOutAfterFirstCheck = (): AuthPort => {
 describe('GatewayService', () => {
   it('when an identified client sends op 3, then its presence goes out to its guilds (invisible as offline); an invalid one closes with 4001', async () => {
     const updates: unknown[] = [];
-    const presence = { update: async (...args: unknown[]) => void updates.push(args) };
+    const presence: PresencePort = {
+      update: async (...args) => void updates.push(args),
+      connected: async () => undefined,
+      disconnected: async () => undefined,
+    };
     const { connect, send } = setup({ presence });
     const { conn, transport } = connect();
     await send(conn, 2, { token: 'good', properties: {} });
@@ -112,6 +126,54 @@ describe('GatewayService', () => {
     ]);
     await send(conn, 3, { status: 'asleep', activities: [] });
     expect(transport.closedWith).toBe(4001);
+  });
+
+  it('when a client identifies with a presence, then its user counts as connected with it (invisible as offline, unknown as none); its close says whether the session can come back', async () => {
+    const calls: unknown[] = [];
+    const presence: PresencePort = {
+      update: async () => undefined,
+      connected: async (...args) => void calls.push(['connected', ...args]),
+      disconnected: async (...args) => void calls.push(['disconnected', ...args]),
+    };
+    // READY's relationships: one friend, one blocked user. The friends go along to be told, not asked for again.
+    const social: SocialPort = {
+      relationships: async () => [
+        { id: 'f1', type: 1 },
+        { id: 'b1', type: 2 },
+      ],
+    };
+    const { gateway, connect, send } = setup({ presence, social });
+    const sessions = [
+      [{ status: 'dnd', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false }, 1000],
+      [{ status: 'invisible', since: 0, activities: [{ name: 'Chess', type: 0 }], afk: false }, 4000],
+      [{ status: 'unknown', since: 0, activities: [], afk: false }, 1001],
+      [undefined, 1006],
+    ] as const;
+    const ids: string[] = [];
+    for (const [requested, code] of sessions) {
+      const { conn } = connect();
+      ids.push(conn.id);
+      await send(conn, 2, { token: 'good', properties: {}, ...(requested ? { presence: requested } : {}) });
+      gateway.closed(conn, code);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual([
+      ['connected', 'u1', ids[0], { status: 'dnd', activities: [{ name: 'Chess', type: 0 }] }, [], ['f1']],
+      ['disconnected', 'u1', ids[0], false, []],
+      ['connected', 'u1', ids[1], { status: 'offline', activities: [] }, [], ['f1']],
+      ['disconnected', 'u1', ids[1], true, []],
+      ['connected', 'u1', ids[2], undefined, [], ['f1']],
+      ['disconnected', 'u1', ids[2], false, []],
+      ['connected', 'u1', ids[3], undefined, [], ['f1']],
+      ['disconnected', 'u1', ids[3], true, []],
+    ]);
+  });
+
+  it('when Identify carries a presence with an invalid status, then the socket closes with 4002', async () => {
+    const { connect, send } = setup();
+    const { conn, transport } = connect();
+    await send(conn, 2, { token: 'good', properties: {}, presence: { status: 'asleep', activities: [] } });
+    expect(transport.closedWith).toBe(4002);
   });
 
   it('when the client closes with 1000 or 1001, then its session ends; with another code, then it is kept to resume', async () => {
@@ -179,7 +241,7 @@ describe('GatewayService', () => {
   });
 
   it('when the token is logged out after Resume checked it, then the connection closes with 4004 and nothing is replayed', async () => {
-    const claim: ClaimResult = { status: 'ok', seq: 1, streamSeq: 7, frames: ['{"op":0,"t":"X","s":1,"d":{}}'], guildIds: [] };
+    const claim: ClaimResult = { status: 'ok', seq: 1, streamSeq: 7, frames: ['{"op":0,"t":"X","s":1,"d":{}}'], guildIds: [], intents: 0 };
     const { connect, send, delivery } = setup({
       auth: loggedOutAfterFirstCheck(),
       claim,
@@ -196,7 +258,7 @@ describe('GatewayService', () => {
   it('when a client identifies, then READY (s 1) starts its session after the stream position of the moment', async () => {
     const { connect, send } = setup();
     const { conn, transport } = connect();
-    await send(conn, 2, { token: 'Bearer good', properties: {} });
+    await send(conn, 2, { token: 'good', properties: {} });
     expect(transport.sent.map((f) => [f.op, f.t, f.s])).toEqual([
       [10, null, null],
       [0, 'READY', 1],
@@ -240,7 +302,7 @@ describe('GatewayService', () => {
 
   it('when a resume finds the stream no longer holds what the session missed, then op 9 and the session ends', async () => {
     const { connect, send, ended } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: [] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: [], intents: 0 },
       bounds: { first: 20, last: 30 },
     });
     const { conn, transport } = connect();
@@ -254,7 +316,7 @@ describe('GatewayService', () => {
     const kept = JSON.stringify({ op: 0, t: 'KEPT', s: 3, d: {} });
     const other = { ...event('OTHER'), audience: { users: ['u2'] } };
     const { connect, send } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept], guildIds: [] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [kept], guildIds: [], intents: 0 },
       bounds: { first: 1, last: 13 },
       stream: [
         [event('MISSED'), 11],
@@ -276,7 +338,12 @@ describe('GatewayService', () => {
   it('when guilds answers, then READY carries its guilds and private channels, and the connection follows those guilds', async () => {
     const guilds: GuildsPort = {
       searchMembers: noSearch,
-      readyState: async () => ({ guilds: [{ id: 'g1', name: 'G' }], privateChannels: [{ id: 'dm1', type: 1 }], guildIds: ['g1'] }),
+      readyState: async () => ({
+        guilds: [{ id: 'g1', name: 'G' }],
+        privateChannels: [{ id: 'dm1', type: 1 }],
+        guildIds: ['g1'],
+        intents: 0,
+      }),
     };
     const { connect, send } = setup({ guilds });
     const { conn, transport } = connect();
@@ -301,7 +368,7 @@ describe('GatewayService', () => {
   it('when a resume replays, then guild events follow the session’s guilds as they change along the stream', async () => {
     const inGuild = (name: string, guildId: string): EventEnvelope => ({ ...event(name), audience: { guilds: [guildId] } });
     const { connect, send } = setup({
-      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: ['g1'] },
+      claim: { status: 'ok', seq: 3, streamSeq: 10, frames: [], guildIds: ['g1'], intents: 0 },
       bounds: { first: 1, last: 15 },
       stream: [
         [inGuild('G1_EVENT', 'g1'), 11],

@@ -5,13 +5,14 @@ import {
   Op,
   QOS_HEARTBEAT,
   SESSION_ENDING_CLOSES,
-  bareToken,
   decodeFrame,
   dispatchFrame,
+  formAccepted,
   identifyData,
   isKnownOp,
   opFrame,
   presenceData,
+  presentedToken,
   resumeData,
 } from '../gateway/protocol.js';
 import type { GatewayConnection, SessionRef } from './connection.js';
@@ -23,6 +24,7 @@ import type {
   EventLogPort,
   GuildsPort,
   ConnectionCountsPort,
+  Presence,
   PresencePort,
   PresenceReader,
   PresenceView,
@@ -72,6 +74,17 @@ const sessionRef = (id: string, account: TokenOwner): SessionRef => ({
   authSessionIdHash: account.authSessionIdHash,
 });
 
+/** The ids of the friends (type 1) among READY's relationships. */
+const friendsIn = (relationships: unknown[]): string[] =>
+  relationships.flatMap((r) => {
+    const { id, type } = r as { id?: unknown; type?: unknown };
+    return type === 1 && typeof id === 'string' ? [id] : [];
+  });
+
+/** A presence as others see it: invisible shows as offline, with nothing of what the user is doing. */
+const shownPresence = (status: Presence['status'] | 'invisible', activities: unknown[]): Presence =>
+  status === 'invisible' || status === 'offline' ? { status: 'offline', activities: [] } : { status, activities };
+
 /** A client that skips heartbeats for this many intervals is taken for dead (its network went away). */
 const HEARTBEAT_GRACE = 1.5;
 
@@ -120,12 +133,19 @@ export class GatewayService {
     this.countOff(conn, session);
   }
 
-  /** The connection is ready (identified or resumed): its user is online through it. */
-  private countOn(conn: GatewayConnection, userId: string): void {
-    const { connections, logger } = this.deps;
-    if (!connections || this.counted.has(conn)) return;
+  /**
+   * The connection is ready (identified or resumed): its user is online through it, as `requested`
+   * (Identify's presence) when they were not yet. `friendIds`: the user's friends as READY just
+   * read them, so announcing the presence need not ask social again.
+   */
+  private countOn(conn: GatewayConnection, userId: string, requested?: Presence, friendIds?: readonly string[]): void {
+    const { connections, presence, logger } = this.deps;
+    if (this.counted.has(conn)) return;
     this.counted.set(conn, userId);
-    connections.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
+    connections?.online(userId).catch((err: unknown) => logger.warn({ err }, 'presence not counted'));
+    presence
+      ?.connected(userId, conn.id, requested, [...conn.guilds], friendIds)
+      .catch((err: unknown) => logger.warn({ err }, 'presence not announced'));
   }
 
   private countOff(conn: GatewayConnection, session: SessionRef | null): void {
@@ -141,6 +161,10 @@ export class GatewayService {
     if (userId === undefined) return;
     this.counted.delete(conn);
     this.deps.connections?.offline(userId).catch((err: unknown) => this.deps.logger.warn({ err }, 'presence not counted off'));
+    // An ended session (closed with 1000/1001, or revoked) cannot come back; any other close can, within the resume window.
+    this.deps.presence
+      ?.disconnected(userId, conn.id, !conn.ended, [...conn.guilds])
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'offline presence not announced'));
   }
 
   async receive(conn: GatewayConnection, raw: Buffer | ArrayBuffer | Buffer[]): Promise<void> {
@@ -175,9 +199,8 @@ export class GatewayService {
     if (!parsed.success) return this.close(conn, Close.UnknownOpcode);
     if (!this.deps.presence || !conn.session) return;
     const { status, activities } = parsed.data;
-    const shown = status === 'invisible' ? { status: 'offline' as const, activities: [] } : { status, activities };
     try {
-      await this.deps.presence.update(conn.session.userId, shown, [...conn.guilds]);
+      await this.deps.presence.update(conn.session.userId, shownPresence(status, activities), [...conn.guilds]);
     } catch (err) {
       this.deps.logger.warn({ err }, 'presence update failed');
     }
@@ -239,7 +262,7 @@ export class GatewayService {
     const parsed = identifyData.safeParse(data);
     if (!parsed.success) return this.close(conn, Close.DecodeError);
     const identify = parsed.data;
-    const account = await auth.validate(bareToken(identify.token), conn.clientIp);
+    const account = await this.authenticate(identify.token, conn);
     if (!account) return this.close(conn, Close.AuthenticationFailed);
     // The stream's end is read before the snapshot READY carries: whatever happens after it is
     // delivered as an event (at worst repeating what the snapshot already shows), never lost
@@ -264,7 +287,7 @@ export class GatewayService {
     const [stillValid, current, relationships, guilds] = await Promise.all([
       this.stillValid(identify.token, conn, account),
       auth.currentUser(userId),
-      this.readyPart<unknown[]>('relationships', social && (() => social.relationships(userId)), []),
+      this.readyPart<unknown[] | undefined>('relationships', social && (() => social.relationships(userId)), undefined),
       this.readyPart<ReadyGuilds>('guilds', guildsPort && (() => guildsPort.readyState(userId)), {
         guilds: [],
         privateChannels: [],
@@ -274,7 +297,9 @@ export class GatewayService {
     if (!conn.open) return;
     if (!stillValid) return this.revoked(conn);
     conn.guilds = new Set(guilds.guildIds);
-    const presences = await this.friendPresences(relationships);
+    // Unread (social absent or down), the friends are asked for again when the presence is announced.
+    const friendIds = relationships && friendsIn(relationships);
+    const presences = await this.friendPresences(friendIds ?? []);
 
     const ready = dispatchFrame(
       'READY',
@@ -286,7 +311,7 @@ export class GatewayService {
         account,
         current,
         identify,
-        relationships,
+        relationships: relationships ?? [],
         guilds,
         presences,
       }),
@@ -301,27 +326,29 @@ export class GatewayService {
     conn.seq = 1;
     conn.streamSeq = startsAfter;
     conn.phase = 'ready';
-    this.countOn(conn, userId);
+    const requested = identify.presence;
+    this.countOn(
+      conn,
+      userId,
+      requested && requested.status !== 'unknown' ? shownPresence(requested.status, requested.activities) : undefined,
+      friendIds,
+    );
     conn.send(ready);
     await delivery.drain(conn);
   }
 
   /** READY's presences: the user's friends who are online (a presence store outage leaves it empty). */
-  private friendPresences(relationships: unknown[]): Promise<PresenceView[]> {
-    const friendIds = relationships.flatMap((r) => {
-      const { id, type } = r as { id?: unknown; type?: unknown };
-      return type === 1 && typeof id === 'string' ? [id] : [];
-    });
+  private friendPresences(friendIds: readonly string[]): Promise<PresenceView[]> {
     const reader = this.deps.presences;
     return this.readyPart('presences', reader && (() => reader.presences(friendIds)), []);
   }
 
   private async resume(conn: GatewayConnection, data: unknown): Promise<void> {
-    const { auth, store, delivery, events } = this.deps;
+    const { store, delivery, events } = this.deps;
     const parsed = resumeData.safeParse(data);
     if (!parsed.success) return this.close(conn, Close.DecodeError);
     const { token, session_id: sessionId, seq } = parsed.data;
-    const account = await auth.validate(bareToken(token), conn.clientIp);
+    const account = await this.authenticate(token, conn);
     if (!account) return this.close(conn, Close.AuthenticationFailed);
     if (!conn.open) return;
 
@@ -333,7 +360,7 @@ export class GatewayService {
     if (!conn.open) return;
     delivery.own(conn);
     conn.bot = account.bot;
-    conn.intents = await store.intents(sessionId);
+    conn.intents = claim.intents;
     conn.seq = claim.seq;
     conn.streamSeq = claim.streamSeq;
     // The session's guilds at its stream position, whichever replica served it: the replay below
@@ -374,8 +401,16 @@ export class GatewayService {
    * event before the position, its commit after the first check.
    */
   private async stillValid(token: string, conn: GatewayConnection, account: TokenOwner): Promise<boolean> {
-    const again = await this.deps.auth.validate(bareToken(token), conn.clientIp);
+    const again = await this.authenticate(token, conn);
     return again?.authSessionId === account.authSessionId;
+  }
+
+  /** The token's owner, when the token is valid and came in a form its kind may use (else none: 4004). */
+  private async authenticate(token: string, conn: GatewayConnection): Promise<TokenOwner | null> {
+    const presented = presentedToken(token);
+    if (presented.form === 'bearer' || presented.token === '') return null;
+    const owner = await this.deps.auth.validate(presented.token, conn.clientIp);
+    return owner && formAccepted(presented.form, owner) ? owner : null;
   }
 
   /** The session ended while the connection was being set up: closed as a revoked one is, nothing recorded. */

@@ -7,6 +7,7 @@ import type { FoundMembers, GuildsPort, MemberSearchRequest, PresenceReader } fr
 const transport: Transport = { send: () => undefined, close: () => undefined, compressEachFrame: () => undefined };
 
 function setup(members: number, guildIds = ['11', '12']) {
+  let now = 0;
   const asked: MemberSearchRequest[] = [];
   const sent: { name: string; data: Record<string, unknown> }[] = [];
   const all = Array.from({ length: members }, (_, i) => ({ user: { id: String(1000 + i) } }));
@@ -26,10 +27,13 @@ function setup(members: number, guildIds = ['11', '12']) {
     presences,
     replies: { send: async (_session, name, data) => void sent.push({ name, data: data as Record<string, unknown> }) },
     logger: createLogger('test', 'silent'),
+    now: () => now,
   });
   const conn = new GatewayConnection('c1', transport, '127.0.0.1', 10, 0);
   conn.guilds = new Set(guildIds);
-  return { requests, conn, asked, sent };
+  /** Past the 30 s a guild's request holds back the next one. */
+  const later = () => (now += 30_000);
+  return { requests, conn, asked, sent, advance: (ms: number) => (now += ms), later };
 }
 
 const parse = (d: unknown) => requestGuildMembersData.parse(d);
@@ -48,8 +52,9 @@ describe('MemberRequests', () => {
   });
 
   it('when a bot asks without the GUILD_MEMBERS intent, then guilds is told it is not privileged; with it, it is', async () => {
-    const { requests, conn, asked } = setup(1);
+    const { requests, conn, asked, later } = setup(1);
     await requests.handle(conn, { ...user, bot: true, intents: 0 }, parse({ guild_id: '11', query: '', limit: 0 }));
+    later();
     await requests.handle(conn, { ...user, bot: true, intents: 1 << 1 }, parse({ guild_id: '11', query: '', limit: 0 }));
     expect(asked.map((a) => a.privileged)).toEqual([false, true]);
   });
@@ -64,10 +69,33 @@ describe('MemberRequests', () => {
   });
 
   it('when presences are asked for, then a bot gets them only with the GUILD_PRESENCES intent', async () => {
-    const { requests, conn, sent } = setup(1);
+    const { requests, conn, sent, later } = setup(1);
     await requests.handle(conn, { ...user, bot: true, intents: 0 }, parse({ guild_id: '11', user_ids: '1000', presences: true }));
+    later();
     await requests.handle(conn, { ...user, bot: true, intents: 1 << 8 }, parse({ guild_id: '11', user_ids: '1000', presences: true }));
     expect(sent.map((s) => s.data.presences)).toEqual([undefined, [expect.objectContaining({ user: { id: '1000' } })]]);
+  });
+
+  it('when a guild is asked for again within 30 s, then RATE_LIMITED answers with the wait; other guilds, and the same one after, are answered', async () => {
+    const { requests, conn, sent, advance } = setup(1);
+    await requests.handle(conn, user, parse({ guild_id: '11', user_ids: ['1000'], nonce: 'a' }));
+    advance(12_500);
+    await requests.handle(conn, user, parse({ guild_id: ['11', '12'], user_ids: ['1000'], nonce: 'b' }));
+    await requests.handle(conn, user, parse({ guild_id: '11', user_ids: ['1000'] }));
+    advance(17_500);
+    await requests.handle(conn, user, parse({ guild_id: '11', user_ids: ['1000'], nonce: 'c' }));
+    expect(sent.map((s) => [s.name, s.data.guild_id ?? s.data])).toEqual([
+      ['GUILD_MEMBERS_CHUNK', '11'],
+      ['RATE_LIMITED', { opcode: 8, retry_after: 17.5, meta: { guild_id: '11', nonce: 'b' } }],
+      ['GUILD_MEMBERS_CHUNK', '12'],
+      ['RATE_LIMITED', { opcode: 8, retry_after: 17.5, meta: { guild_id: '11' } }],
+      ['GUILD_MEMBERS_CHUNK', '11'],
+    ]);
+    // Another connection (another session) has its own limit.
+    const other = new GatewayConnection('c2', transport, '127.0.0.1', 10, 0);
+    other.guilds = new Set(['11']);
+    await requests.handle(other, { ...user, sessionId: 's2' }, parse({ guild_id: '11', user_ids: ['1000'] }));
+    expect(sent.at(-1)?.name).toBe('GUILD_MEMBERS_CHUNK');
   });
 
   it('when the nonce is longer than 32 bytes, then the chunks carry none', async () => {

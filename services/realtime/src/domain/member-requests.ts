@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '@kith/platform';
+import { Op } from '../gateway/protocol.js';
 import type { GatewayConnection } from './connection.js';
 import type { FoundMembers, GuildsPort, PresenceReader, SessionReplies } from './ports.js';
 
@@ -24,12 +25,15 @@ const GUILD_MEMBERS_INTENT = 1 << 1;
 const GUILD_PRESENCES_INTENT = 1 << 8;
 const CHUNK_SIZE = 1000;
 const NONCE_MAX_BYTES = 32;
+/** The platform's sub-limit for op 8: one request per guild per session every 30 seconds. */
+const PER_GUILD_WINDOW_MS = 30_000;
 
 export interface MemberRequestsDeps {
   guilds?: GuildsPort;
   presences?: PresenceReader;
   replies?: SessionReplies;
   logger: Logger;
+  now?: () => number;
 }
 
 /** What the connection is allowed to ask for: who it is and, for a bot, its Identify intents. */
@@ -45,9 +49,19 @@ export interface Requester {
  * finds go back as GUILD_MEMBERS_CHUNK dispatches of up to 1000 members, through the event stream
  * to this session alone (so they are numbered and resumable like every dispatch). A guild the
  * requester is not in, or whose whole list they may not have, gets no chunk, as on the platform.
+ * A connection asks for each guild once every 30 seconds (the platform's sub-limit for op 8, one
+ * request per guild per session); asked again sooner, it gets RATE_LIMITED with `opcode`,
+ * `retry_after` (seconds) and `meta` (the guild and the nonce) and stays open. The general limit
+ * (120 frames a minute, then close 4008) is the connection's own.
  */
 export class MemberRequests {
-  constructor(private readonly deps: MemberRequestsDeps) {}
+  /** When each connection last asked for each guild (gone with the connection). */
+  private readonly asked = new WeakMap<GatewayConnection, Map<string, number>>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: MemberRequestsDeps) {
+    this.now = deps.now ?? Date.now;
+  }
 
   async handle(conn: GatewayConnection, requester: Requester, request: RequestGuildMembersData): Promise<void> {
     const { guilds, replies, logger } = this.deps;
@@ -56,14 +70,24 @@ export class MemberRequests {
     const guildIds = (requester.bot ? request.guild_id.slice(0, 1) : request.guild_id).filter((id) => conn.guilds.has(id));
     const nonce = validNonce(request.nonce);
     const withPresences = request.presences === true && (!requester.bot || (requester.intents & GUILD_PRESENCES_INTENT) !== 0);
+    const session = { id: requester.sessionId, userId: requester.userId };
     for (const guildId of guildIds) {
+      const waitMs = this.waitFor(conn, guildId);
+      if (waitMs > 0) {
+        // Asked again too soon: the platform answers RATE_LIMITED, and the connection stays open.
+        const meta = { guild_id: guildId, ...(nonce !== undefined ? { nonce } : {}) };
+        await replies
+          .send(session, 'RATE_LIMITED', { opcode: Op.RequestGuildMembers, retry_after: waitMs / 1000, meta })
+          .catch((err: unknown) => logger.warn({ err }, 'RATE_LIMITED not sent'));
+        continue;
+      }
       try {
         const found = await this.find(guildId, requester, request);
         const chunks = chunked(found.members);
         for (const [index, members] of chunks.entries()) {
           const presences =
             withPresences && this.deps.presences ? await this.deps.presences.presences(members.map((m) => m.user.id)) : undefined;
-          await replies.send({ id: requester.sessionId, userId: requester.userId }, 'GUILD_MEMBERS_CHUNK', {
+          await replies.send(session, 'GUILD_MEMBERS_CHUNK', {
             guild_id: guildId,
             members,
             chunk_index: index,
@@ -77,6 +101,18 @@ export class MemberRequests {
         logger.info({ err, guild_id: guildId }, 'request guild members refused');
       }
     }
+  }
+
+  /** 0 when the connection may ask for the guild now (the request is then counted), else how long until it may. */
+  private waitFor(conn: GatewayConnection, guildId: string): number {
+    const now = this.now();
+    let asked = this.asked.get(conn);
+    if (!asked) this.asked.set(conn, (asked = new Map()));
+    const last = asked.get(guildId);
+    if (last !== undefined && now - last < PER_GUILD_WINDOW_MS) return PER_GUILD_WINDOW_MS - (now - last);
+    for (const [id, at] of asked) if (now - at >= PER_GUILD_WINDOW_MS) asked.delete(id);
+    asked.set(guildId, now);
+    return 0;
   }
 
   /** By ids, by prefix, or the whole list a page at a time. */

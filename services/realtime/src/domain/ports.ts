@@ -38,7 +38,8 @@ export interface NewSession {
 }
 
 export type ClaimResult =
-  | { status: 'ok'; seq: number; streamSeq: number; frames: string[]; guildIds: string[] }
+  /** `intents`: those the session was identified with (what op 8 gives a bot). */
+  | { status: 'ok'; seq: number; streamSeq: number; frames: string[]; guildIds: string[]; intents: number }
   /** Unknown or expired; another user's; or a `seq` the kept frames cannot continue from. */
   | { status: 'missing' | 'user' | 'seq' };
 
@@ -84,8 +85,6 @@ export interface SessionStorePort {
   touch(sessionId: string, owner: string, streamSeq: number): Promise<boolean>;
   /** Makes `owner` the session's connection and returns the frames after the client's `seq`. */
   claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult>;
-  /** The intents the session was identified with (0 when none, or the session is gone). */
-  intents(sessionId: string): Promise<number>;
   /** Forgets the session: it can no longer be resumed. With `owner`, only while that connection owns it. */
   end(sessionId: string, owner?: string): Promise<void>;
 }
@@ -172,9 +171,34 @@ export interface Presence {
   activities: unknown[];
 }
 
-/** Where a user's presence is kept and who hears of its changes (their friends and guild members). */
+/**
+ * Where a user's presence is kept and who hears of its changes (their friends and guild members).
+ * A user is present while one of their gateway connections is, or was dropped less than a resume
+ * window ago (its session can still be resumed, as on the platform): the first makes them appear
+ * as they asked, the end of the last makes them appear offline.
+ */
 export interface PresencePort {
   update(userId: string, presence: Presence, guildIds: readonly string[]): Promise<void>;
+  /**
+   * A connection of the user is ready (identified or resumed). The user's first one makes them
+   * present as `requested` (Identify's presence), or as they last were, or online.
+   * A later one changes their presence only when it names one. `friendIds`, when the caller has
+   * just read them, spare reading them again.
+   */
+  connected(
+    userId: string,
+    connectionId: string,
+    requested: Presence | undefined,
+    guildIds: readonly string[],
+    friendIds?: readonly string[],
+  ): Promise<void>;
+  /**
+   * A connection of the user is gone. `resumable`: its session can still be resumed, so the user
+   * stays present until the resume window has passed without it coming back; otherwise (the
+   * client closed with 1000 or 1001, or the session was revoked) it counts no more at once.
+   * Once none counts, the user's friends and guild members see them offline.
+   */
+  disconnected(userId: string, connectionId: string, resumable: boolean, guildIds: readonly string[]): Promise<void>;
 }
 
 /** A presence as READY, PRESENCE_UPDATE and GUILD_MEMBERS_CHUNK carry it. */

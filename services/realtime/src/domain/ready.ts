@@ -55,8 +55,14 @@ export function readyPayload(input: ReadyInput) {
     merged_members: [],
     read_state: emptyVersioned(),
     user_guild_settings: emptyVersioned(),
-    sessions: [{ session_id: input.sessionId, client_info: clientInfo(identify.properties), status: 'online', activities: [] }],
+    sessions: [{ session_id: input.sessionId, client_info: clientInfo(identify.properties), ...sessionPresence(identify) }],
     ...(identify.shard ? { shard: identify.shard } : {}),
     ...(input.account.bot ? { application: { id: current.user.id, flags: 0 } } : {}),
   };
+}
+
+/** The session's own presence as Identify asked for it (`unknown`, or none, is online). */
+function sessionPresence({ presence }: IdentifyData): { status: string; activities: unknown[] } {
+  if (!presence || presence.status === 'unknown') return { status: 'online', activities: [] };
+  return { status: presence.status, activities: presence.activities };
 }

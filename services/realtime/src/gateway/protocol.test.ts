@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bareToken, decodeFrame, dispatchFrame, identifyData, isKnownOp, opFrame } from './protocol.js';
+import { DispatchFrames, decodeFrame, dispatchFrame, formAccepted, identifyData, isKnownOp, opFrame, presentedToken } from './protocol.js';
 
 describe('decodeFrame', () => {
   it('when a frame is JSON with an integer op, then its op and data; text and binary alike', () => {
@@ -27,10 +27,21 @@ describe('Identify data', () => {
 });
 
 describe('helpers', () => {
-  it('when a token has a Bot or Bearer prefix, then it is stripped', () => {
-    expect(bareToken('Bot abc')).toBe('abc');
-    expect(bareToken('bearer  abc ')).toBe('abc');
-    expect(bareToken('abc')).toBe('abc');
+  it('when a token has a Bot or Bearer prefix (any case), then its form is that and the token is what follows', () => {
+    expect(presentedToken('Bot abc')).toEqual({ form: 'bot', token: 'abc' });
+    expect(presentedToken('bOT\tabc')).toEqual({ form: 'bot', token: 'abc' });
+    expect(presentedToken('bearer  abc ')).toEqual({ form: 'bearer', token: 'abc' });
+    expect(presentedToken(' abc ')).toEqual({ form: 'bare', token: 'abc' });
+    expect(presentedToken('Botabc')).toEqual({ form: 'bare', token: 'Botabc' });
+  });
+
+  it('when a form is checked against the owner, then bare suits both kinds, Bot only bots, Bearer nobody', () => {
+    expect(formAccepted('bare', { bot: false })).toBe(true);
+    expect(formAccepted('bare', { bot: true })).toBe(true);
+    expect(formAccepted('bot', { bot: true })).toBe(true);
+    expect(formAccepted('bot', { bot: false })).toBe(false);
+    expect(formAccepted('bearer', { bot: false })).toBe(false);
+    expect(formAccepted('bearer', { bot: true })).toBe(false);
   });
 
   it('when frames are built, then op 0 has t and s, other ops null ones', () => {
@@ -41,5 +52,22 @@ describe('helpers', () => {
   it('when an op is one clients send, then it is known; server-only and made-up ops are not', () => {
     expect([1, 2, 3, 4, 6, 8].every(isKnownOp)).toBe(true);
     expect([0, 7, 9, 10, 11, 99].some(isKnownOp)).toBe(false);
+  });
+});
+
+describe('DispatchFrames', () => {
+  it('when one event is framed for several sequence numbers, then each frame is the text dispatchFrame makes', () => {
+    const data = { id: '1', content: 'he said "hi" \u2028 ✓', nested: { list: [1, null, true] }, gone: undefined };
+    const frames = new DispatchFrames('MESSAGE_CREATE', data);
+    for (const seq of [1, 42, 1000000]) {
+      expect(frames.frame(seq)).toBe(dispatchFrame('MESSAGE_CREATE', seq, data));
+      expect(JSON.parse(frames.frame(seq))).toEqual({
+        op: 0,
+        t: 'MESSAGE_CREATE',
+        s: seq,
+        d: { id: '1', content: data.content, nested: data.nested },
+      });
+    }
+    expect(new DispatchFrames('RESUMED', null).frame(3)).toBe(dispatchFrame('RESUMED', 3, null));
   });
 });

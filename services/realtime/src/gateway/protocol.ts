@@ -60,12 +60,32 @@ export const SESSION_ENDING_CLOSES: ReadonlySet<number> = new Set([1000, 1001]);
 
 const frame = z.object({ op: z.number().int(), d: z.unknown().optional() });
 
+/** Op 3: the user's status and activities, as clients send them. */
+export const presenceData = z.looseObject({
+  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline']),
+  since: z.number().int().nonnegative().nullable().optional(),
+  activities: z.array(z.looseObject({ name: z.string().max(128), type: z.number().int().min(0).max(6) })).max(32),
+  afk: z.boolean().optional(),
+});
+export type PresenceData = z.output<typeof presenceData>;
+
+/**
+ * Identify's initial presence: op 3's, where the status may also be `unknown` (the gateway
+ * assigns it: the user's current presence, or online), as a left-out one is, and activities may
+ * be left out.
+ */
+export const identifyPresence = presenceData.extend({
+  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline', 'unknown']).default('unknown'),
+  activities: presenceData.shape.activities.default([]),
+});
+
 export const identifyData = z.looseObject({
   token: z.string().min(1),
   properties: z.record(z.string(), z.unknown()),
   intents: z.number().int().nonnegative().optional(),
   compress: z.boolean().optional(),
   shard: z.tuple([z.number().int().nonnegative(), z.number().int().positive()]).optional(),
+  presence: identifyPresence.optional(),
 });
 export type IdentifyData = z.output<typeof identifyData>;
 
@@ -75,15 +95,6 @@ export const resumeData = z.looseObject({
   seq: z.number().int().nonnegative().nullable().optional(),
 });
 export type ResumeData = z.output<typeof resumeData>;
-
-/** Op 3: the user's status and activities, as clients send them. */
-export const presenceData = z.looseObject({
-  status: z.enum(['online', 'idle', 'dnd', 'invisible', 'offline']),
-  since: z.number().int().nonnegative().nullable().optional(),
-  activities: z.array(z.looseObject({ name: z.string().max(128), type: z.number().int().min(0).max(6) })).max(32),
-  afk: z.boolean().optional(),
-});
-export type PresenceData = z.output<typeof presenceData>;
 
 export type ClientFrame = z.output<typeof frame>;
 
@@ -100,9 +111,44 @@ export function decodeFrame(raw: Buffer | ArrayBuffer | Buffer[]): ClientFrame |
   return parsed.success ? parsed.data : undefined;
 }
 
-/** `Bot x` and `Bearer x` are the token x: clients send whichever form their REST calls use. */
-export const bareToken = (token: string): string => token.replace(/^(?:Bot|Bearer)\s+/i, '').trim();
+/**
+ * The token an Identify or Resume carries, and the form it came in. On the gateway both users and
+ * bots identify with the bare token; a bot's may also come as its REST form `Bot <token>`. The
+ * scheme is matched without regard to case, as the edge matches it.
+ */
+export function presentedToken(token: string): { form: 'bare' | 'bot' | 'bearer'; token: string } {
+  const match = /^(bot|bearer)[ \t]+(.*)$/is.exec(token);
+  if (!match) return { form: 'bare', token: token.trim() };
+  return { form: match[1]!.toLowerCase() === 'bot' ? 'bot' : 'bearer', token: match[2]!.trim() };
+}
+
+/**
+ * Whether the token's owner may present it in this form, as the edge decides for REST: a user's
+ * token under `Bot ` is refused, and no OAuth2 access token (`Bearer `) exists to connect with.
+ */
+export function formAccepted(form: 'bare' | 'bot' | 'bearer', owner: { bot: boolean }): boolean {
+  if (form === 'bot') return owner.bot;
+  return form === 'bare';
+}
 
 /** A server frame as sent: op 0 carries a name and a sequence number, the others neither. */
 export const dispatchFrame = (t: string, s: number | null, d: unknown): string => JSON.stringify({ op: Op.Dispatch, t, s, d });
+
+/**
+ * One event's dispatch frames, its name and data serialized once: each connection's frame differs
+ * only in its sequence number, spliced in. The same text `dispatchFrame` makes.
+ */
+export class DispatchFrames {
+  private readonly head: string;
+  private readonly tail: string;
+
+  constructor(t: string, d: unknown) {
+    this.head = `{"op":${Op.Dispatch},"t":${JSON.stringify(t)},"s":`;
+    this.tail = `,"d":${JSON.stringify(d) ?? 'null'}}`;
+  }
+
+  frame(s: number): string {
+    return this.head + s + this.tail;
+  }
+}
 export const opFrame = (op: number, d: unknown): string => JSON.stringify({ op, d, s: null, t: null });

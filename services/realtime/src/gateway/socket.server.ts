@@ -63,7 +63,7 @@ export function attachGatewaySockets(server: Server, gateway: GatewayService, lo
       const params = connectionParams(url);
       ws.on('error', (err) => logger.debug({ err }, 'socket error'));
       if (params.encoding !== 'json') return ws.close(Close.DecodeError, CLOSE_REASONS[Close.DecodeError]);
-      const transport = new WsTransport(ws, params.zlibStream);
+      const transport = new WsTransport(ws, params.zlibStream, socket);
       const conn = new GatewayConnection(idPrefix + (nextId++).toString(36), transport, clientIpOf(req), params.version, Date.now());
       sockets.add(ws);
       ws.on('message', (data) => void gateway.receive(conn, data).catch((err: unknown) => logger.error({ err }, 'frame handling failed')));

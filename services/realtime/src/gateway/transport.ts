@@ -60,6 +60,8 @@ export class WsTransport implements Transport {
   constructor(
     private readonly ws: WebSocket,
     zlibStream: boolean,
+    /** The socket under `ws`: corked while several frames are written, so they leave in one write. */
+    private readonly socket?: { cork(): void; uncork(): void },
   ) {
     // Only a connection that asked for compression pays for a deflate context (~256 KiB).
     this.stream = zlibStream ? new ZlibStream((data) => this.write(data)) : undefined;
@@ -69,6 +71,17 @@ export class WsTransport implements Transport {
     if (this.stream) this.stream.push(frame);
     else if (this.eachFrame) this.write(deflateSync(frame));
     else this.write(frame);
+  }
+
+  together(fn: () => void): void {
+    // A zlib stream emits its frames later, one by one: nothing to hold.
+    if (!this.socket || this.stream) return fn();
+    this.socket.cork();
+    try {
+      fn();
+    } finally {
+      this.socket.uncork();
+    }
   }
 
   compressEachFrame(): void {

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { NatsConnection } from 'nats';
-import { eventSubject, type EventEnvelope } from '@kith/platform';
+import { eventSubject } from '@kith/platform';
 import type { ConnectionCountsPort } from '../domain/ports.js';
+import { publishDirect } from '../events/direct.publish.js';
 
 /** Announced when a user's last connection, on any replica, closes. Never sent to clients (no audience). */
 export const SESSIONS_ENDED = 'SESSIONS_ENDED';
@@ -44,15 +44,7 @@ export class RedisConnectionCounts implements ConnectionCountsPort {
     await this.announce(GUEST_SESSION_ENDED, { user_id: userId, session_id: sessionId, guild_ids: [...guildIds] });
   }
 
-  private async announce(name: string, data: Record<string, unknown>): Promise<void> {
-    const envelope: EventEnvelope = {
-      id: randomUUID(),
-      service: 'realtime',
-      name,
-      occurred_at: new Date().toISOString(),
-      audience: { users: [] },
-      data,
-    };
-    await this.nats.jetstream().publish(eventSubject('realtime', name), JSON.stringify(envelope), { msgID: envelope.id });
+  private announce(name: string, data: Record<string, unknown>): Promise<void> {
+    return publishDirect(this.nats, [{ name, audience: { users: [] }, data }]);
   }
 }

@@ -1,5 +1,5 @@
 import type { Redis } from '@kith/platform';
-import type { ClaimRequest, ClaimResult, FrameRecord, NewSession, SessionAppend, SessionStorePort } from '../domain/ports.js';
+import type { ClaimRequest, ClaimResult, NewSession, SessionAppend, SessionStorePort } from '../domain/ports.js';
 
 /*
  * A session is three keys: a hash (user, auth session, owner connection, last sequence number
@@ -44,7 +44,7 @@ return 1`;
 
 // The list holds frames seq-n+1 … seq; a client that saw `c` gets the last seq-c of them.
 const CLAIM = `
-local s = redis.call('HMGET', KEYS[1], 'user', 'seq', 'sseq')
+local s = redis.call('HMGET', KEYS[1], 'user', 'seq', 'sseq', 'intents')
 if not s[1] then return {'missing'} end
 if s[1] ~= ARGV[1] then return {'user'} end
 local seq = tonumber(s[2])
@@ -55,7 +55,7 @@ redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'auth', ARGV[4], 'hash', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[6])
-return {'ok', s[2], s[3], redis.call('LRANGE', KEYS[2], n - (seq - c), -1), redis.call('SMEMBERS', KEYS[3])}`;
+return {'ok', s[2], s[3], redis.call('LRANGE', KEYS[2], n - (seq - c), -1), redis.call('SMEMBERS', KEYS[3]), s[4] or '0'}`;
 
 const END = `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
@@ -83,7 +83,7 @@ interface SessionCommands {
     authSessionId: string,
     authSessionIdHash: string,
     ttlMs: number,
-  ): Promise<[string, string?, string?, string[]?, string[]?]>;
+  ): Promise<[string, string?, string?, string[]?, string[]?, string?]>;
 }
 
 export interface SessionStoreOptions {
@@ -126,7 +126,21 @@ export class SessionStore implements SessionStorePort {
 
   async append(writes: SessionAppend[]): Promise<(boolean | Error)[]> {
     const { maxFrames, ttlMs } = this.options;
-    const args = (w: SessionAppend) => [...keys(w.sessionId), w.owner, maxFrames, ttlMs, ...w.frames.flatMap(frameArgs)] as const;
+    // Built by pushing: one array per session, not one per frame spread into another (a fanout
+    // writes hundreds of sessions per event).
+    const args = (w: SessionAppend): [string, string, string, string, number, number, ...(string | number)[]] => {
+      const [hash, frames, guilds] = keys(w.sessionId);
+      const out: [string, string, string, string, number, number, ...(string | number)[]] = [
+        hash,
+        frames,
+        guilds,
+        w.owner,
+        maxFrames,
+        ttlMs,
+      ];
+      for (const f of w.frames) out.push(f.seq, f.streamSeq, f.frame, f.membership?.op ?? '', f.membership?.guildId ?? '');
+      return out;
+    };
     if (writes.length === 1) {
       // One session (the common case at low rates): a plain call, without a pipeline's bookkeeping.
       return [await this.commands.sessionAppend(...args(writes[0]!)).then((written) => written === 1, toError)];
@@ -145,7 +159,7 @@ export class SessionStore implements SessionStorePort {
   }
 
   async claim(sessionId: string, request: ClaimRequest): Promise<ClaimResult> {
-    const [status, seq, streamSeq, sent, guildIds] = await this.commands.sessionClaim(
+    const [status, seq, streamSeq, sent, guildIds, intents] = await this.commands.sessionClaim(
       ...keys(sessionId),
       request.userId,
       request.clientSeq,
@@ -155,11 +169,14 @@ export class SessionStore implements SessionStorePort {
       this.options.ttlMs,
     );
     if (status !== 'ok') return { status: status as 'missing' | 'user' | 'seq' };
-    return { status: 'ok', seq: Number(seq), streamSeq: Number(streamSeq), frames: sent ?? [], guildIds: guildIds ?? [] };
-  }
-
-  async intents(sessionId: string): Promise<number> {
-    return Number((await this.redis.hget(keys(sessionId)[0], 'intents')) ?? 0);
+    return {
+      status: 'ok',
+      seq: Number(seq),
+      streamSeq: Number(streamSeq),
+      frames: sent ?? [],
+      guildIds: guildIds ?? [],
+      intents: Number(intents ?? 0),
+    };
   }
 
   async end(sessionId: string, owner?: string): Promise<void> {
@@ -173,14 +190,6 @@ const keys = (sessionId: string): [string, string, string] => [
   `session:{${sessionId}}`,
   `session:{${sessionId}}:frames`,
   `session:{${sessionId}}:guilds`,
-];
-
-const frameArgs = (f: FrameRecord): (string | number)[] => [
-  f.seq,
-  f.streamSeq,
-  f.frame,
-  f.membership?.op ?? '',
-  f.membership?.guildId ?? '',
 ];
 
 const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));

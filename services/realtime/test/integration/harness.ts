@@ -126,6 +126,18 @@ export async function publishEvent(
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A bot user made as integrations makes one (auth's gRPC), with a token issued for it. */
+export async function newBot(stack: Stack, name: string): Promise<{ userId: string; token: string }> {
+  const client = createClient(AuthService, `127.0.0.1:${stack.under.auth.grpcPort}`);
+  try {
+    const { user } = await client.createBotUser({ username: name });
+    const { token } = await client.resetBotToken({ userId: user!.id });
+    return { userId: user!.id, token };
+  } finally {
+    client.close();
+  }
+}
+
 /** The auth session id behind a token, as auth's gRPC tells the realtime service (events name sessions by it). */
 export async function authSessionIdOf(stack: Stack, token: string): Promise<string> {
   const client = createClient(AuthService, `127.0.0.1:${stack.under.auth.grpcPort}`);

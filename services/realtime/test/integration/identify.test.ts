@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './gateway.client.js';
-import { newUser, publishEvent, startStack, startTestRealtime, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
+import { newBot, newUser, publishEvent, startStack, startTestRealtime, stopStack, type RealtimeUnderTest, type Stack } from './harness.js';
 
 let stack: Stack;
 let realtime: RealtimeUnderTest;
@@ -58,11 +58,36 @@ describe('Identify', () => {
     client.close();
   });
 
-  it('when the token is sent as "Bot <token>" and ?v=10, then READY says v 10 for the same user', async () => {
+  it('when a bot identifies with its bare token or as "Bot <token>" (?v=10), then READY for the bot either way', async () => {
+    const bot = await newBot(stack, 'Gateway Bot');
+    const bare = await GatewayClient.ready(realtime.url, bot.token);
+    expect(bare.ready).toMatchObject({ v: 9, user: { id: bot.userId, bot: true } });
+    bare.client.close();
+    const prefixed = await GatewayClient.ready(realtime.url, `bot ${bot.token}`, { query: 'v=10&encoding=json' });
+    expect(prefixed.ready).toMatchObject({ v: 10, user: { id: bot.userId, bot: true } });
+    prefixed.client.close();
+  });
+
+  it('when a token comes in a form its kind may not use, then 4004 as the edge refuses it (a user’s under Bot, anything under Bearer)', async () => {
     const user = await newUser(stack);
-    const { client, ready } = await GatewayClient.ready(realtime.url, `Bot ${user.token}`, { query: 'v=10&encoding=json' });
-    expect(ready).toMatchObject({ v: 10, user: { id: user.userId } });
+    const bot = await newBot(stack, 'Bearer Bot');
+    for (const token of [`Bot ${user.token}`, `Bearer ${user.token}`, `Bearer ${bot.token}`, 'Bot ', 'Bot  \t']) {
+      const client = await GatewayClient.connect(realtime.url);
+      await client.next((f) => f.op === 10);
+      client.send(2, { token, properties: {} });
+      expect(await client.closed).toEqual({ code: 4004, reason: 'Authentication failed.' });
+    }
+    // The REST edge agrees: a user's token under Bot is a 401.
+    const rest = await fetch(`${stack.gateway.base}/api/v9/users/@me`, { headers: { authorization: `Bot ${user.token}` } });
+    expect(rest.status).toBe(401);
+    // And a Resume in a refused form is refused the same way.
+    const { client, ready } = await GatewayClient.ready(realtime.url, user.token);
     client.close();
+    await client.closed;
+    const resumer = await GatewayClient.connect(realtime.url);
+    await resumer.next((f) => f.op === 10);
+    resumer.send(6, { token: `Bot ${user.token}`, session_id: ready.session_id, seq: 1 });
+    expect(await resumer.closed).toEqual({ code: 4004, reason: 'Authentication failed.' });
   });
 
   it('when the READY hash is looked up in /auth/sessions, then it names the token’s session', async () => {

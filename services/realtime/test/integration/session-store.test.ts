@@ -17,9 +17,17 @@ afterAll(async () => {
 });
 
 /** A new session owned by `owner`, with READY as frame 1, at stream position 10. */
-async function newSession(owner = 'conn-a'): Promise<{ id: string; session: NewSession }> {
+async function newSession(owner = 'conn-a', intents?: number): Promise<{ id: string; session: NewSession }> {
   const id = unique('s');
-  const session: NewSession = { userId: 'u1', authSessionId: 'auth', authSessionIdHash: 'hash', owner, streamSeq: 10, guildIds: ['g1'] };
+  const session: NewSession = {
+    userId: 'u1',
+    authSessionId: 'auth',
+    authSessionIdHash: 'hash',
+    owner,
+    streamSeq: 10,
+    guildIds: ['g1'],
+    ...(intents !== undefined ? { intents } : {}),
+  };
   await store.create(id, session, 'READY');
   return { id, session };
 }
@@ -29,7 +37,8 @@ const claim = (id: string, clientSeq: number, owner = 'conn-b') =>
 
 describe('SessionStore.append', () => {
   it('when one write carries several frames for several sessions, then each session has its frames in order, and a resume replays them', async () => {
-    const a = await newSession();
+    // A bot's session (GUILDS | GUILD_MEMBERS | GUILD_PRESENCES): its resume is given its intents back.
+    const a = await newSession('conn-a', 259);
     const b = await newSession();
     const written = await store.append([
       {
@@ -49,8 +58,9 @@ describe('SessionStore.append', () => {
       streamSeq: 12,
       frames: ['A2', 'A3'],
       guildIds: expect.arrayContaining(['g1', 'g2']),
+      intents: 259,
     });
-    expect(await claim(b.id, 1)).toEqual({ status: 'ok', seq: 2, streamSeq: 12, frames: ['B2'], guildIds: [] });
+    expect(await claim(b.id, 1)).toEqual({ status: 'ok', seq: 2, streamSeq: 12, frames: ['B2'], guildIds: [], intents: 0 });
   });
 
   it('when a write is repeated (its reply was lost and it is retried), then no frame is recorded twice', async () => {

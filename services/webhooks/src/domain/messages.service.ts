@@ -22,6 +22,11 @@ export interface MessagesDeps {
   guilds: GuildDirectory;
   users: UserDirectory;
   ids: SnowflakeGenerator;
+  /**
+   * The webhook as it is now, read afresh: asked when the row an execution was prepared with (a
+   * remembered one, say) changed or went before the message was saved.
+   */
+  reload?: (webhookId: string) => Promise<WebhookRecord | undefined>;
 }
 
 export interface ExecuteOptions {
@@ -40,6 +45,8 @@ export interface PreparedMessage {
 }
 
 const MAX_FILES = 10;
+/** Executions prepared again after the webhook changed under them, before one is given up. */
+const MAX_RETRIES = 3;
 
 /** Posting through a webhook, and the webhook's messages afterwards. */
 export class MessagesService {
@@ -49,7 +56,7 @@ export class MessagesService {
    * Checks an execution completely (token, channel, thread, body) and builds the message; nothing
    * is written until `commit`, so a caller that does not wait can answer first.
    */
-  async prepare(webhook: WebhookRecord, input: ExecuteInput, opts: ExecuteOptions = {}): Promise<PreparedMessage> {
+  async prepare(webhook: WebhookRecord, input: ExecuteInput, opts: ExecuteOptions = {}, retries = MAX_RETRIES): Promise<PreparedMessage> {
     const files = opts.files ?? [];
     if (input.username != null) checkName(input.username, 'username');
     checkEmbedTotal(input.embeds);
@@ -88,8 +95,14 @@ export class MessagesService {
       commit: async () => {
         if (target.create) await target.create(record);
         else if (target.unarchive) await target.unarchive();
-        await this.deps.store.insert(record, [await this.event('MESSAGE_CREATE', record, renderMessage(record))]);
-        return renderMessage(record);
+        const view = renderMessage(record);
+        if (await this.deps.store.insert(record, [await this.event('MESSAGE_CREATE', record, view)], webhook)) return view;
+        // The webhook is not as it was read: prepared again with it as it is (or refused).
+        const current = await this.deps.reload?.(webhook.id);
+        if (!current) throw ApiError.of('UNKNOWN_WEBHOOK');
+        if (!current.tokenDigest.equals(webhook.tokenDigest)) throw ApiError.of('INVALID_WEBHOOK_TOKEN');
+        if (retries <= 0) throw new Error(`webhook ${webhook.id} kept changing while a message was saved`);
+        return (await this.prepare(current, input, opts, retries - 1)).commit();
       },
     };
   }

@@ -44,7 +44,11 @@ export interface WebhookChanges {
  * files for removal from the object store in the same transaction (DeletionQueue).
  */
 export interface MessageStore {
-  insert(message: MessageRecord, events: DomainEvent[]): Promise<void>;
+  /**
+   * Saves the message with its events, if the webhook it was prepared with is still as it was
+   * read (same token, channel, guild, name, avatar, owner); false, and nothing written, otherwise.
+   */
+  insert(message: MessageRecord, events: DomainEvent[], webhook: WebhookRecord): Promise<boolean>;
   get(webhookId: string, messageId: string): Promise<MessageRecord | undefined>;
   /** Saves the edit; `dropped` are the attachments it removed, whose files are queued for removal. */
   update(message: MessageRecord, events: DomainEvent[], dropped: AttachmentView[]): Promise<void>;

@@ -69,9 +69,20 @@ export function decodeAvatar(dataUri: string): { hash: string; contentType: stri
   return { hash: createHash('md5').update(data).digest('hex'), contentType, data };
 }
 
+/** How many webhooks `forExecution` remembers (all are forgotten when it is full). */
+const RECENT_WEBHOOKS = 10_000;
+
+function checkToken(webhook: WebhookRecord | undefined, token: string): WebhookRecord {
+  if (!webhook) throw ApiError.of('UNKNOWN_WEBHOOK');
+  if (!tokenMatches(token, webhook.tokenDigest)) throw ApiError.of('INVALID_WEBHOOK_TOKEN');
+  return webhook;
+}
+
 /** Create, list, read, change and delete webhooks: by id for users who may manage them, or with the token. */
 export class WebhooksService {
   private readonly limits: WebhookLimits;
+  /** Webhooks executions read, by id: forgotten on this process's own changes, checked on every insert. */
+  private readonly recent = new Map<string, WebhookRecord>();
 
   constructor(private readonly deps: WebhooksDeps) {
     this.limits = deps.limits ?? LIMITS;
@@ -81,23 +92,33 @@ export class WebhooksService {
     const channel = await this.manageableChannel(userId, channelId);
     checkName(input.name);
     const avatar = await this.storeAvatar(input.avatar);
-    const token = newWebhookToken();
-    const record: WebhookRecord = {
-      id: this.deps.ids.next(),
+    const record = this.newRecord({
       type: WebhookType.INCOMING,
       guildId: channel.guildId,
       channelId: channel.id,
       userId,
       name: input.name,
       avatar: avatar ?? null,
-      applicationId: null,
-      tokenDigest: tokenDigest(token),
-      tokenSealed: this.deps.vault.seal(token),
-      sourceGuild: null,
-      sourceChannel: null,
-    };
+    });
     await this.insert(record, channel);
     return this.render(record, true, userId);
+  }
+
+  /** A new webhook's record: a fresh id and token (kept only digested and sealed), no owner or source unless given. */
+  private newRecord(
+    fields: Pick<WebhookRecord, 'type' | 'guildId' | 'channelId' | 'userId' | 'name' | 'avatar'> &
+      Partial<Pick<WebhookRecord, 'applicationId' | 'applicationUserId' | 'sourceGuild' | 'sourceChannel'>>,
+  ): WebhookRecord {
+    const token = newWebhookToken();
+    return {
+      applicationId: null,
+      sourceGuild: null,
+      sourceChannel: null,
+      ...fields,
+      id: this.deps.ids.next(),
+      tokenDigest: tokenDigest(token),
+      tokenSealed: this.deps.vault.seal(token),
+    };
   }
 
   /** Saves a new webhook with WEBHOOKS_UPDATE for its channel, within the channel's and guild's limits. */
@@ -125,22 +146,17 @@ export class WebhooksService {
     if (existing) return { channel_id: source.id, webhook_id: existing.id };
     const guild = await this.deps.guilds.guild(source.guildId);
     if (!guild) throw ApiError.of('UNKNOWN_CHANNEL');
-    // No one is shown or given this token: posts come through it from the source, not from outside.
-    const token = newWebhookToken();
-    const record: WebhookRecord = {
-      id: this.deps.ids.next(),
+    // No one is shown or given its token: posts come through it from the source, not from outside.
+    const record = this.newRecord({
       type: WebhookType.CHANNEL_FOLLOWER,
       guildId: target.guildId,
       channelId: target.id,
       userId,
       name: [...guild.name].slice(0, 80).join(''),
       avatar: guild.icon,
-      applicationId: null,
-      tokenDigest: tokenDigest(token),
-      tokenSealed: this.deps.vault.seal(token),
       sourceGuild: { id: guild.id, name: guild.name, icon: guild.icon },
       sourceChannel: { id: source.id, name: source.name },
-    };
+    });
     await this.insert(record, target);
     return { channel_id: source.id, webhook_id: record.id };
   }
@@ -152,9 +168,7 @@ export class WebhooksService {
   async createForApplication(input: ApplicationWebhookInput): Promise<WebhookView> {
     const channel = await this.manageableChannel(input.userId, input.channelId);
     if (input.guildId !== undefined && input.guildId !== channel.guildId) throw ApiError.of('UNKNOWN_CHANNEL');
-    const token = newWebhookToken();
-    const record: WebhookRecord = {
-      id: this.deps.ids.next(),
+    const record = this.newRecord({
       type: WebhookType.APPLICATION,
       guildId: channel.guildId,
       channelId: channel.id,
@@ -163,11 +177,7 @@ export class WebhooksService {
       avatar: input.avatar,
       applicationId: input.applicationId,
       applicationUserId: input.applicationUserId,
-      tokenDigest: tokenDigest(token),
-      tokenSealed: this.deps.vault.seal(token),
-      sourceGuild: null,
-      sourceChannel: null,
-    };
+    });
     await this.insert(record, channel);
     return renderWebhook(record, { vault: this.deps.vault, apiUrl: this.deps.apiUrl, showToken: true });
   }
@@ -224,24 +234,51 @@ export class WebhooksService {
 
   /** The webhook whose token this is: 10015 when there is none, 50027 when the token is not its. */
   async withToken(id: string, token: string): Promise<WebhookRecord> {
+    return checkToken(await this.reload(id), token);
+  }
+
+  /**
+   * `withToken` for an execution: the webhook as this process last read it, when it has. The
+   * message's insert holds only while the row is still exactly that (`MessageStore.insert`), and
+   * the execution reads it afresh (`reload`) when not, so a remembered webhook that was changed
+   * or deleted elsewhere posts nothing.
+   */
+  async forExecution(id: string, token: string): Promise<WebhookRecord> {
+    return checkToken(this.recent.get(id) ?? (await this.reload(id)), token);
+  }
+
+  /** The webhook read afresh (and remembered for executions). */
+  async reload(id: string): Promise<WebhookRecord | undefined> {
     const webhook = await this.deps.store.byId(id);
-    if (!webhook) throw ApiError.of('UNKNOWN_WEBHOOK');
-    if (!tokenMatches(token, webhook.tokenDigest)) throw ApiError.of('INVALID_WEBHOOK_TOKEN');
+    if (!webhook) {
+      this.recent.delete(id);
+      return undefined;
+    }
+    if (this.recent.size >= RECENT_WEBHOOKS) this.recent.clear();
+    this.recent.set(id, webhook);
     return webhook;
   }
 
   /** Guilds deleted a channel or a guild: its webhooks (and their messages) go with it. */
   channelDeleted(channelId: string): Promise<number> {
+    this.forget((w) => w.channelId === channelId);
     return this.deps.store.deleteByChannel(channelId);
   }
 
   guildDeleted(guildId: string): Promise<number> {
+    this.forget((w) => w.guildId === guildId);
     return this.deps.store.deleteByGuild(guildId);
   }
 
   /** Integrations removed an application from a guild: its webhooks there go, with WEBHOOKS_UPDATE. */
   applicationRemoved(guildId: string, applicationId: string): Promise<number> {
+    this.forget((w) => w.guildId === guildId && w.applicationId === applicationId);
     return this.deps.store.deleteByApplication(guildId, applicationId, (channelIds) => this.updateEvents(guildId, channelIds));
+  }
+
+  /** Forgets the remembered webhooks a change here touches (the inserts' check would catch them, at the cost of a retry). */
+  private forget(touched: (w: WebhookRecord) => boolean): void {
+    for (const [id, w] of this.recent) if (touched(w)) this.recent.delete(id);
   }
 
   private async apply(webhook: WebhookRecord, patch: WebhookPatch): Promise<WebhookRecord> {
@@ -254,6 +291,7 @@ export class WebhooksService {
     if (patch.channelId !== undefined && patch.channelId !== webhook.channelId) changes.channelId = patch.channelId;
     const channels = [webhook.channelId, ...(changes.channelId ? [changes.channelId] : [])];
     const events = await this.updateEvents(webhook.guildId, channels);
+    this.recent.delete(webhook.id);
     const updated = await this.deps.store.update(webhook.id, changes, this.limits, () => events);
     if (updated === 'gone') throw ApiError.of('UNKNOWN_WEBHOOK');
     if (updated === 'channel_full') throw ApiError.of('MAX_WEBHOOKS');
@@ -262,6 +300,7 @@ export class WebhooksService {
 
   private async remove(webhook: WebhookRecord): Promise<void> {
     const events = await this.updateEvents(webhook.guildId, [webhook.channelId]);
+    this.recent.delete(webhook.id);
     const gone = await this.deps.store.delete(webhook.id, () => events);
     if (!gone) throw ApiError.of('UNKNOWN_WEBHOOK');
   }

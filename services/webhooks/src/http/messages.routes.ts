@@ -8,7 +8,7 @@ import type { WebhooksService } from '../domain/webhooks.service.js';
 import type { JsonBodies } from './json.body.js';
 import { isMultipart, readMultipart, type MultipartLimits } from './multipart.js';
 import { executeQuery, messageParams, messageQuery } from './schemas.js';
-import { webhookOf } from './webhooks.routes.js';
+import { executingWebhookOf, webhookOf } from './webhooks.routes.js';
 
 export interface MessageRouteDeps {
   webhooks: WebhooksService;
@@ -48,7 +48,7 @@ export function messageRoutes(app: Express, deps: MessageRouteDeps): void {
   }
 
   app.post('/webhooks/:webhookId/:token', async (req: Request, res: Response) => {
-    const webhook = await webhookOf(webhooks, req);
+    const webhook = await executingWebhookOf(webhooks, req);
     const query = parse(executeQuery, req.query);
     const { payload, files } = await bodyOf(req, res, webhook);
     const prepared = await keepingFiles(files, async () =>

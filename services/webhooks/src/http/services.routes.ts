@@ -8,7 +8,7 @@ import type { WebhookRecord } from '../domain/webhook.types.js';
 import type { WebhooksService } from '../domain/webhooks.service.js';
 import type { JsonBodies } from './json.body.js';
 import { executeQuery } from './schemas.js';
-import { webhookOf } from './webhooks.routes.js';
+import { executingWebhookOf, webhookOf } from './webhooks.routes.js';
 
 /** The services a webhook takes posts in the format of (the spec's chat_tool and code_host). */
 const SERVICES = new Set(['slack', 'github']);
@@ -46,7 +46,7 @@ export function serviceRoutes(
   });
 
   app.post('/webhooks/:webhookId/:token/slack', async (req: Request, res: Response) => {
-    const webhook = await webhookOf(webhooks, req);
+    const webhook = await executingWebhookOf(webhooks, req);
     await bodies.read(req, res);
     const input = fromSlack(parse(slackSchema, payloadOf(req)));
     // The chat tool's senders read a 200 with `ok`, as the tool itself answers.
@@ -54,7 +54,7 @@ export function serviceRoutes(
   });
 
   app.post('/webhooks/:webhookId/:token/github', async (req: Request, res: Response) => {
-    const webhook = await webhookOf(webhooks, req);
+    const webhook = await executingWebhookOf(webhooks, req);
     await bodies.read(req, res);
     const event = String(req.headers['x-github-event'] ?? '');
     const embed = renderGithub(event, payloadOf(req));

@@ -16,6 +16,8 @@ export function tokenOf(req: Request): string {
 
 /** The webhook of the path whose token the path holds (10015, 50027 otherwise). */
 export const webhookOf = (webhooks: WebhooksService, req: Request) => webhooks.withToken(webhookIdOf(req), tokenOf(req));
+/** `webhookOf` for an execution: possibly remembered, checked again when the message is saved. */
+export const executingWebhookOf = (webhooks: WebhooksService, req: Request) => webhooks.forExecution(webhookIdOf(req), tokenOf(req));
 
 const patchOf = (body: ReturnType<typeof modifyWebhookBody.parse>) => ({
   ...(body.name !== undefined ? { name: body.name } : {}),

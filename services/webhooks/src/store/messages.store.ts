@@ -1,6 +1,7 @@
-import type { DomainEvent, Outbox } from '@kith/platform';
+import { OUTBOX_CHANNEL, databasePool, sql, type DomainEvent, type Outbox } from '@kith/platform';
 import type { Kysely, Selectable } from 'kysely';
 import type { MessageStore } from '../domain/ports.js';
+import type { WebhookRecord } from '../domain/webhook.types.js';
 import { attachmentKeys, type AttachmentView, type MessageRecord } from '../domain/message.types.js';
 import { queueObjectDeletions } from './object-deletions.store.js';
 import type { MessagesTable, WebhooksDatabase } from './schema.js';
@@ -53,20 +54,68 @@ const toRow = (m: MessageRecord) => ({
   edited_at: m.editedAt,
 });
 
+const MESSAGE_COLUMNS = [
+  'id',
+  'webhook_id',
+  'guild_id',
+  'channel_id',
+  'parent_channel_id',
+  'application_id',
+  'author_name',
+  'author_avatar',
+  'avatar_url',
+  'content',
+  'tts',
+  'flags',
+  'embeds',
+  'attachments',
+  'components',
+  'mentions',
+  'mention_roles',
+  'mention_everyone',
+  'poll',
+  'created_at',
+  'edited_at',
+].join(', ');
+
 /** Webhook messages in PostgreSQL, each change with its event (outbox) and the files it frees (object_deletions). */
 export class PgMessageStore implements MessageStore {
   constructor(
     private readonly db: Kysely<WebhooksDatabase>,
-    private readonly outbox: Pick<Outbox, 'enqueue'>,
+    private readonly outbox: Pick<Outbox, 'enqueue' | 'insertWhen'>,
     /** Told after a commit that queued files for removal (the sweeper starts at once). */
     private readonly filesQueued: () => void = () => undefined,
   ) {}
 
-  insert(message: MessageRecord, events: DomainEvent[]): Promise<void> {
-    return this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('messages').values(toRow(message)).execute();
-      await this.outbox.enqueue(trx, events);
-    });
+  /**
+   * One statement, which commits on its own: the webhook's row as it was read, key-share locked
+   * (a deletion of the webhook waits for it, and then removes this message with the others), the
+   * message only if that row is there, its events only if the message is.
+   */
+  async insert(m: MessageRecord, events: DomainEvent[], w: WebhookRecord): Promise<boolean> {
+    const statement = sql`WITH current AS (
+        SELECT 1 FROM webhooks WHERE id = ${w.id} AND token_digest = ${w.tokenDigest} AND type = ${w.type}
+          AND channel_id = ${w.channelId} AND guild_id = ${w.guildId} AND name = ${w.name}
+          AND avatar IS NOT DISTINCT FROM ${w.avatar}::text AND application_id IS NOT DISTINCT FROM ${w.applicationId}::bigint
+        FOR KEY SHARE),
+      message AS (INSERT INTO messages (${sql.raw(MESSAGE_COLUMNS)})
+        SELECT ${m.id}::bigint, ${m.webhookId}::bigint, ${m.guildId}::bigint, ${m.channelId}::bigint, ${m.parentChannelId}::bigint,
+          ${m.applicationId}::bigint, ${m.authorName}::text, ${m.authorAvatar}::text, ${m.avatarUrl}::text, ${m.content}::text,
+          ${m.tts}::boolean, ${m.flags}::integer, ${JSON.stringify(m.embeds)}::jsonb, ${JSON.stringify(m.attachments)}::jsonb,
+          ${JSON.stringify(m.components)}::jsonb, ${JSON.stringify(m.mentions)}::jsonb, ${JSON.stringify(m.mentionRoles)}::jsonb,
+          ${m.mentionEveryone}::boolean, ${m.poll === null ? null : JSON.stringify(m.poll)}::jsonb, ${m.createdAt}::timestamptz,
+          ${m.editedAt}::timestamptz
+        FROM current RETURNING 1),
+      inserted AS (${this.outbox.insertWhen(events, sql`EXISTS (SELECT 1 FROM message)`)})
+      SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
+    const compiled = statement.compile(this.db);
+    // A named statement: each connection parses and plans it once, not on every execution. Its
+    // text depends only on how many events there are.
+    const pool = databasePool(this.db);
+    const { rows } = pool
+      ? await pool.query({ name: `webhooks_insert_message_${events.length}`, text: compiled.sql, values: [...compiled.parameters] })
+      : await this.db.executeQuery(compiled);
+    return rows.length > 0;
   }
 
   async get(webhookId: string, messageId: string): Promise<MessageRecord | undefined> {

@@ -66,9 +66,10 @@ export class MemoryWebhooks implements WebhookStore {
 export class MemoryMessages implements MessageStore {
   readonly rows = new Map<string, MessageRecord>();
   readonly events: DomainEvent[] = [];
-  async insert(m: MessageRecord, events: DomainEvent[]) {
+  async insert(m: MessageRecord, events: DomainEvent[], _webhook: WebhookRecord) {
     this.rows.set(m.id, structuredClone(m));
     this.events.push(...events);
+    return true;
   }
   async get(webhookId: string, id: string) {
     const m = this.rows.get(id);

@@ -15,6 +15,7 @@ import {
   type WebhooksStack,
 } from './harness.js';
 import { startS3 } from './s3.server.js';
+import { eventually } from '@kith/platform/testing';
 
 /** Deleting messages, webhooks, channels and guilds takes their files out of the S3-protocol store. */
 
@@ -39,14 +40,6 @@ afterAll(async () => {
   await stopWebhooksStack(stack);
   await s3.close();
 });
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition never held');
-}
 
 const inBucket = async (url: string): Promise<boolean> => (await fetch(`${s3.endpoint}/${BUCKET}${new URL(url).pathname}`)).status === 200;
 

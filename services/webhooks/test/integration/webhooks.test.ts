@@ -3,6 +3,7 @@ import { createClient, sql } from '@kith/platform';
 import { WebhooksService } from '@kith/proto/webhooks/v1/webhooks';
 import { tokenDigest } from '../../src/domain/webhook.token.js';
 import { api, guildWithChannel, newUser, startWebhooksStack, stopWebhooksStack, type StackUser, type WebhooksStack } from './harness.js';
+import { eventually } from '@kith/platform/testing';
 
 let stack: WebhooksStack;
 let owner: StackUser;
@@ -12,14 +13,6 @@ beforeAll(async () => {
   owner = await newUser(stack);
 });
 afterAll(() => stopWebhooksStack(stack));
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition never held');
-}
 
 describe('webhooks against PostgreSQL, NATS and the guilds service', () => {
   it('when a webhook is created, then its row holds the token only sealed and digested, and its event is in the outbox', async () => {
@@ -57,6 +50,27 @@ describe('webhooks against PostgreSQL, NATS and the guilds service', () => {
     await eventually(async () => (await api(stack, null, 'GET', path)).status === 404);
     const left = await stack.db.selectFrom('messages').select('id').where('guild_id', '=', guildId).execute();
     expect(left).toEqual([]);
+  });
+
+  it('when another replica renames or deletes a webhook this one remembers, then the next execution posts as renamed, then not at all', async () => {
+    const { channelId } = await guildWithChannel(stack, owner);
+    const made = await api(stack, owner, 'POST', `/channels/${channelId}/webhooks`, { name: 'remembered' });
+    const path = `/webhooks/${made.body.id}/${made.body.token}?wait=true`;
+    expect((await api(stack, null, 'POST', path, { content: 'first' })).body.author.username).toBe('remembered');
+    // Changed behind this process's back (as another replica would): no local forgetting happens.
+    await stack.db.updateTable('webhooks').set({ name: 'renamed' }).where('id', '=', made.body.id).execute();
+    const second = await api(stack, null, 'POST', path, { content: 'second' });
+    expect(second.status).toBe(200);
+    expect(second.body.author.username).toBe('renamed');
+    await stack.db.deleteFrom('webhooks').where('id', '=', made.body.id).execute();
+    const third = await api(stack, null, 'POST', path, { content: 'third' });
+    expect(third.status).toBe(404);
+    expect(third.body.code).toBe(10015);
+    const saved = await stack.db.selectFrom('messages').select('content').where('webhook_id', '=', made.body.id).orderBy('id').execute();
+    expect(saved.map((m) => m.content)).toEqual(['first', 'second']);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox
+      WHERE subject = 'events.webhooks.MESSAGE_CREATE' AND envelope->'data'->>'webhook_id' = ${made.body.id}`.execute(stack.db);
+    expect(rows[0]!.n).toBe(2);
   });
 
   it('when the message store has a message, then only the webhook that posted it reads it', async () => {
@@ -123,7 +137,13 @@ describe('application webhooks over gRPC', () => {
       const other = await guildWithChannel(stack, owner);
       expect((await client.createApplicationWebhook({ ...request, channelId: other.channelId })).errorCode).toBe(10003);
       expect((await client.createApplicationWebhook({ ...request, applicationId: 'x' })).errorCode).toBe(10003);
-      expect(await stack.db.selectFrom('webhooks').select('id').where('application_id', '=', '4343434343').execute()).toHaveLength(1);
+      const made = await stack.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('application_id', '=', '4343434343')
+        .where('guild_id', 'in', [guildId, other.guildId])
+        .execute();
+      expect(made).toHaveLength(1);
     } finally {
       client.close();
     }

@@ -6,7 +6,7 @@ import type { MfaService } from './mfa.service.js';
 import { SECOND_FACTOR_TYPES, SecondFactors } from './factors.js';
 import type { Tickets } from './tickets.js';
 import type { WebAuthn } from './webauthn.js';
-import { loginSettings } from '../user.view.js';
+import { loginSettings, requiredActionsOf } from '../user.view.js';
 import type { UserRow } from '../ports.js';
 
 /** The login answer when a second factor is due: no token, the ticket and which factors apply. */
@@ -76,7 +76,7 @@ export class LoginMfa {
     return {
       token,
       user_settings: loginSettings(user),
-      ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+      ...requiredActionsOf(requiredActions),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '@kith/platform';
 import type { UserRow } from '../ports.js';
 import type { SessionRequest } from '../sessions.service.js';
-import { loginSettings } from '../user.view.js';
+import { loginSettings, requiredActionsOf } from '../user.view.js';
 import type { WebAuthn } from './webauthn.js';
 
 export interface PasswordlessPorts {
@@ -27,7 +27,7 @@ export class PasswordlessLogin {
       user_id: user.id,
       token,
       user_settings: loginSettings(user),
-      ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+      ...requiredActionsOf(requiredActions),
     };
   }
 }

@@ -18,6 +18,7 @@ import type { LoginLocations } from './locations.js';
 import type { LoginLimits } from '../login-limits.js';
 import { type MailSender, DuplicateUserError, type UserRow, type UsersPort } from '../ports.js';
 import type { RecoveryStorePort } from './ports.js';
+import { requiredActionsOf } from '../user.view.js';
 
 export type ResetMethod = 'password_reset' | 'one_time_login';
 
@@ -178,7 +179,7 @@ export class RecoveryService {
     const requiredActions = (await this.ports.standing?.admit(user, undefined)) ?? [];
     const { token } = await this.ports.sessions.create(user.id, request);
     await this.ports.locations.record(user.id, request.clientIp);
-    return { token, ...(requiredActions.length ? { required_actions: requiredActions } : {}) };
+    return { token, ...requiredActionsOf(requiredActions) };
   }
 
   /** After an email change: mails the old address a link that reverts the account (two days). */

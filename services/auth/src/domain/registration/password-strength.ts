@@ -3,7 +3,7 @@ import * as common from '@zxcvbn-ts/language-common';
 import * as en from '@zxcvbn-ts/language-en';
 
 /**
- * Our policy: 8–72 characters (the length itself is a form error) and a zxcvbn score of at least 2,
+ * Our policy: 8–72 characters (../password-rule.ts; the length itself is a form error) and a zxcvbn score of at least 2,
  * "somewhat guessable" (about 10^8 guesses): unthrottled offline attacks on an argon2id hash stay slow.
  */
 export const MIN_PASSWORD_SCORE = 2;

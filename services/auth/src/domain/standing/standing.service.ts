@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError } from '@kith/platform';
+import { passwordLengthOk } from '../password-rule.js';
 import type { OneTimeValues, UserRow } from '../ports.js';
 import { ActionType, StandingState, type ClassificationRow, type StandingPort } from './standing.ports.js';
 
@@ -8,8 +9,6 @@ export type OperatorAction = 'suspend' | 'flag_suspicious' | 'require_password_u
 
 /** A suspended user token lasts this long: enough to read one's standing and appeal. */
 const SUSPENDED_TOKEN_TTL_MS = 60 * 60 * 1000;
-/** The password rules a login checks the given password against (registration's: 8 to 72 characters). */
-const PASSWORD_RULES = { min: 8, max: 72 };
 const LOCKED = { code: 'ACCOUNT_COMPROMISED_RESET_PASSWORD', message: 'Your account has been locked. Reset your password to continue.' };
 
 const tokenKey = (token: string) => `suspended-token:${createHash('sha256').update(token).digest('hex')}`;
@@ -61,7 +60,8 @@ export class StandingService {
 
   /** What a login's password alone calls for: one that no longer meets the rules must be changed. */
   passwordActions(password: string | undefined): string[] {
-    const weak = password !== undefined && (password.length < PASSWORD_RULES.min || password.length > PASSWORD_RULES.max);
+    // Registration's rule (one rule for both): a password set before it was stricter may fall short.
+    const weak = password !== undefined && !passwordLengthOk(password);
     return weak ? ['update_password'] : [];
   }
 

@@ -2,6 +2,7 @@ import { ApiError, userView } from '@kith/platform';
 import { GUILD_SCOPES, KNOWN_SCOPES, MANAGE_GUILD, type ApplicationRecord } from '../integrations/model.js';
 import type { ApplicationsStorePort, GuildsPort, UsersPort } from '../integrations/ports.js';
 import { GUILD_INSTALL } from './authorize.service.js';
+import { checkResponseType, registeredRedirect } from './oauth2-redirect.js';
 
 export interface PreviewRequest {
   clientId: string;
@@ -11,7 +12,6 @@ export interface PreviewRequest {
   redirectUri?: string | undefined;
 }
 
-const RESPONSE_TYPES: ReadonlySet<string> = new Set(['code', 'token']);
 /** The platform's 200-guild membership cap: never more to look through. */
 const MAX_GUILDS = 200;
 
@@ -54,11 +54,10 @@ export class AuthorizePreview {
     const unknown = scopes.find((s) => !KNOWN_SCOPES.has(s));
     if (scopes.length === 0 || unknown !== undefined)
       throw formError('scope', 'SCOPE_INVALID', unknown ? `Invalid scope: ${unknown.slice(0, 64)}` : 'This field is required');
-    if (request.responseType !== undefined && !RESPONSE_TYPES.has(request.responseType))
-      throw formError('response_type', 'BASE_TYPE_CHOICES', "Value must be one of ('code', 'token').");
+    checkResponseType(request.responseType);
     const app = await this.applications.get(request.clientId);
     if (!app) throw ApiError.of('UNKNOWN_APPLICATION');
-    const redirectUri = this.redirectUri(app, request);
+    const redirectUri = registeredRedirect(app, request.redirectUri, request.responseType);
     const bot = scopes.includes('bot');
     // A private bot is shown to its owner only, as only they may add it.
     if (bot && !app.bot_public && app.owner_id !== userId) throw ApiError.of('MISSING_ACCESS');
@@ -78,23 +77,6 @@ export class AuthorizePreview {
       ...(bot && app.bot_user_id ? { bot: userView(app.bot_user_id, users.get(app.bot_user_id)) } : {}),
       ...(guilds ? { guilds } : {}),
     };
-  }
-
-  /**
-   * A redirect URI must be one the application registered; without one, a response type sends the
-   * browser to the first registered (none registered: nowhere it may go).
-   */
-  private redirectUri(app: ApplicationRecord, request: PreviewRequest): string | undefined {
-    const asked = request.redirectUri;
-    if (asked !== undefined) {
-      if (!app.redirect_uris.includes(asked))
-        throw formError('redirect_uri', 'INVALID_OAUTH_REDIRECT_URI', 'Invalid "redirect_uri" in request.');
-      return asked;
-    }
-    if (request.responseType === undefined) return undefined;
-    const first = app.redirect_uris[0];
-    if (first === undefined) throw formError('redirect_uri', 'INVALID_OAUTH_REDIRECT_URI', 'Invalid "redirect_uri" in request.');
-    return first;
   }
 
   private async manageableGuilds(userId: string) {

@@ -1,16 +1,19 @@
 import { ApiError, type ErrorName } from '@kith/platform';
 import { guildIntegrationsUpdate, integrationChanged } from '../integrations/integration.events.js';
 import { integrationView } from '../integrations/integration.view.js';
+import { joinError } from '../integrations/join-error.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import { GROUP_DM, GUILD_SCOPES, KNOWN_SCOPES, MANAGE_GUILD, type ApplicationRecord } from '../integrations/model.js';
 import type {
   ApplicationsStorePort,
   GuildsPort,
   IdSource,
+  AuthorizationCodesPort,
   IntegrationsStorePort,
   SocialPort,
   WebhooksPort,
 } from '../integrations/ports.js';
+import { checkResponseType, registeredRedirect } from './oauth2-redirect.js';
 
 /** Where an install into a guild or for a user is installed (the platform's integration types). */
 export const GUILD_INSTALL = 0;
@@ -27,9 +30,19 @@ export interface AuthorizeRequest {
   permissions?: bigint | undefined;
   /** `webhook.incoming`: the channel the application's webhook goes to. */
   webhookChannelId?: string | undefined;
+  /** The authorization code grant: `code`, with where the browser goes back to and its state. */
+  responseType?: string | undefined;
+  redirectUri?: string | undefined;
+  state?: string | undefined;
 }
 
-const JOIN_ERRORS: Record<number, ErrorName> = { 10004: 'UNKNOWN_GUILD', 40007: 'BANNED_FROM_GUILD', 30001: 'MAX_GUILDS' };
+/** The URL with these query parameters added (those without a value left out). */
+function withQuery(url: string, params: Record<string, string | undefined>): string {
+  const target = new URL(url);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) target.searchParams.set(key, value);
+  return target.toString();
+}
+
 const WEBHOOK_ERRORS: Record<number, ErrorName> = {
   10003: 'UNKNOWN_CHANNEL',
   50013: 'MISSING_PERMISSIONS',
@@ -52,13 +65,22 @@ export class AuthorizeService {
     private readonly social: SocialPort,
     private readonly ids: IdSource,
     private readonly authorizedUrl: string,
+    private readonly codes: AuthorizationCodesPort,
     /** The webhooks service, for `webhook.incoming` (absent where it is not deployed). */
     private readonly webhooks?: WebhooksPort,
   ) {}
 
   async authorize(userId: string, request: AuthorizeRequest): Promise<{ location: string; webhook?: Record<string, unknown> }> {
+    checkResponseType(request.responseType);
     const app = await this.application(request.clientId, request.scopes);
-    if (!request.authorize) return { location: `${this.authorizedUrl}?error=access_denied` };
+    // Checked before anything is installed: a browser is never sent where the application did not register.
+    const redirect = registeredRedirect(app, request.redirectUri, request.responseType);
+    if (!request.authorize)
+      return {
+        location: redirect
+          ? withQuery(redirect, { error: 'access_denied', state: request.state })
+          : `${this.authorizedUrl}?error=access_denied`,
+      };
     const scopes = [...new Set(request.scopes)].sort();
     const installsInGuild =
       scopes.includes('bot') ||
@@ -84,7 +106,23 @@ export class AuthorizeService {
       await this.applications.recordAuthorization(this.ids.next(), userId, app.id, scopes);
       await this.social.recordAuthorization(userId, app.id);
     }
-    return webhook ? { location: this.authorizedUrl, webhook } : { location: this.authorizedUrl };
+    const location = redirect ? await this.codeRedirect(userId, app, redirect, scopes, request) : this.authorizedUrl;
+    return webhook ? { location, webhook } : { location };
+  }
+
+  /** The redirect back to the application with a fresh code (and, for a bot, the guild and permissions as hints). */
+  private async codeRedirect(
+    userId: string,
+    app: ApplicationRecord,
+    redirectUri: string,
+    scopes: string[],
+    request: AuthorizeRequest,
+  ): Promise<string> {
+    const bot = scopes.includes('bot');
+    const guildId = bot ? request.guildId : undefined;
+    const permissions = bot ? String(request.permissions ?? 0n) : undefined;
+    const code = await this.codes.issue({ applicationId: app.id, userId, scopes, redirectUri, guildId, permissions });
+    return withQuery(redirectUri, { code, state: request.state, guild_id: guildId, permissions });
   }
 
   /**
@@ -145,9 +183,7 @@ export class AuthorizeService {
       const error = await this.guilds.addMember(guildId, app.bot_user_id, role ? [role] : []);
       if (error !== 0) {
         if (role) await this.guilds.deleteManagedRole(guildId, role);
-        throw JOIN_ERRORS[error]
-          ? ApiError.of(JOIN_ERRORS[error])
-          : new ApiError(400, { code: error, message: 'Cannot add the bot to this guild' });
+        throw joinError(error, 'Cannot add the bot to this guild');
       }
     }
     const kept = await this.integrations.transaction(async (tx) => {
@@ -172,13 +208,17 @@ export class AuthorizeService {
 
   /**
    * The bot's managed role, named after it and tagged with it, holding the permissions the
-   * authorization asked for; none is made without permissions (the platform's rule) or when the
-   * bot's integration in the guild already has one.
+   * authorization asked for; none is made without permissions (the platform's rule). When the
+   * bot's integration in the guild already has one, that role takes the permissions now asked
+   * (GUILD_ROLE_UPDATE) and no other is made.
    */
   private async botRole(guildId: string, app: ApplicationRecord, botUserId: string, permissions: bigint): Promise<string | null> {
-    if (permissions === 0n) return null;
     const existing = (await this.integrations.listGuild(guildId, 1000)).find((r) => r.type === 'discord' && r.application_id === app.id);
-    if (existing?.role_id) return null;
+    if (existing?.role_id) {
+      await this.guilds.setManagedRolePermissions(guildId, existing.role_id, permissions);
+      return null;
+    }
+    if (permissions === 0n) return null;
     return this.guilds.createManagedRole(guildId, app.name, { permissions, botId: botUserId });
   }
 

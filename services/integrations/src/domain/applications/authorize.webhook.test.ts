@@ -35,7 +35,17 @@ function setup() {
   const ids = { next: () => String(n++) };
   const integrations = new IntegrationsService(world, world.applications(), world, world, undefined, silentLogger);
   const webhooks = new FakeWebhooks();
-  const authorize = new AuthorizeService(world.applications(), world, integrations, world, world, ids, 'http://x/authorized', webhooks);
+  const authorize = new AuthorizeService(
+    world.applications(),
+    world,
+    integrations,
+    world,
+    world,
+    ids,
+    'http://x/authorized',
+    world.codes(),
+    webhooks,
+  );
   return { webhooks, authorize };
 }
 

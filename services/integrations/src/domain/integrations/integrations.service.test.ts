@@ -9,7 +9,16 @@ function setup() {
   let n = 1000;
   const ids = { next: () => String(n++) };
   const integrations = new IntegrationsService(world, world.applications(), world, world, undefined, silentLogger);
-  const authorize = new AuthorizeService(world.applications(), world, integrations, world, world, ids, 'http://x/authorized');
+  const authorize = new AuthorizeService(
+    world.applications(),
+    world,
+    integrations,
+    world,
+    world,
+    ids,
+    'http://x/authorized',
+    world.codes(),
+  );
   world.member('1', '100', true);
   world.member('1', '101', false);
   return { world, integrations, authorize };

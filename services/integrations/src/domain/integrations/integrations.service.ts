@@ -65,6 +65,8 @@ export class IntegrationsService {
     const app = row.application_id ? await this.applications.get(row.application_id) : undefined;
     if (app?.bot_user_id && row.scopes.includes('bot')) await this.guilds.removeMember(guildId, app.bot_user_id);
     if (this.webhooks) await this.webhooks.deleteIntegrationWebhooks(guildId, row.id, row.application_id);
+    // A Twitch integration's emotes go with it (GUILD_EMOJIS_UPDATE from guilds when it had any).
+    if (row.type === 'twitch') await this.guilds.syncManagedEmojis(guildId, row.id, []);
     // A streaming integration's subscriber role goes with it (members lose it: GUILD_MEMBER_UPDATEs from guilds).
     if (row.role_id) await this.guilds.deleteManagedRole(guildId, row.role_id);
     await this.store.transaction(async (tx) => {

@@ -31,6 +31,15 @@ export interface GuildSummary {
 }
 
 /** What a managed role is for: a bot's permissions, or a streaming integration's subscribers. */
+/** An emoji an integration keeps in a guild: the provider's emote, usable by `roleIds` (empty: everyone). */
+export interface ManagedEmoji {
+  sourceId: string;
+  name: string;
+  animated: boolean;
+  roleIds: string[];
+  imageUrl: string;
+}
+
 export interface ManagedRoleOwner {
   permissions?: bigint;
   botId?: string;
@@ -51,7 +60,11 @@ export interface GuildsPort {
   addMember(guildId: string, userId: string, roleIds?: string[]): Promise<number>;
   /** A managed role for an integration (tagged with its bot or integration); its id. */
   createManagedRole(guildId: string, name: string, owner?: ManagedRoleOwner): Promise<string>;
+  /** A managed role's permissions become these (GUILD_ROLE_UPDATE when they changed); false: no such managed role. */
+  setManagedRolePermissions(guildId: string, roleId: string, permissions: bigint): Promise<boolean>;
   deleteManagedRole(guildId: string, roleId: string): Promise<boolean>;
+  /** The integration's managed emojis in the guild become exactly these (GUILD_EMOJIS_UPDATE when they change); 0 or 10004. */
+  syncManagedEmojis(guildId: string, integrationId: string, emojis: ManagedEmoji[]): Promise<number>;
   setManagedRole(guildId: string, userId: string, roleId: string, present: boolean): Promise<{ member: boolean; changed: boolean }>;
   removeMember(guildId: string, userId: string): Promise<boolean>;
   channel(channelId: string): Promise<PrivateChannel | undefined>;
@@ -182,4 +195,20 @@ export interface GuildListCache {
   read(guildId: string, variant: string): Promise<{ version: string; body: string | undefined }>;
   write(guildId: string, variant: string, version: string, body: string): Promise<void>;
   invalidate(guildIds: string[]): Promise<void>;
+}
+
+/** An authorization code's grant: what the token exchange may turn into an access token, once. */
+export interface AuthorizationGrant {
+  applicationId: string;
+  userId: string;
+  scopes: string[];
+  redirectUri: string;
+  guildId?: string | undefined;
+  permissions?: string | undefined;
+}
+
+/** Short-lived authorization codes (the authorization code grant), kept only as their hashes. */
+export interface AuthorizationCodesPort {
+  /** A fresh code for the grant. */
+  issue(grant: AuthorizationGrant): Promise<string>;
 }

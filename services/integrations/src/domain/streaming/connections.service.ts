@@ -1,6 +1,6 @@
 import { ApiError } from '@kith/platform';
 import type { StreamingType } from '../integrations/model.js';
-import type { Connection, ConnectionsPort, ConnectionStates, StreamingProvider } from './ports.js';
+import { providerOf, type Connection, type ConnectionsPort, type ConnectionStates, type StreamingProvider } from './ports.js';
 
 /** The platform's connection object, as its owner sees it. */
 export function connectionView(c: Connection) {
@@ -71,8 +71,6 @@ export class ConnectionsService {
   }
 
   private provider(type: StreamingType): StreamingProvider {
-    const provider = this.providers.get(type);
-    if (!provider) throw ApiError.form({ type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (twitch, youtube).' } });
-    return provider;
+    return providerOf(this.providers, type);
   }
 }

@@ -1,3 +1,4 @@
+import { ApiError } from '@kith/platform';
 import type { StreamingType } from '../integrations/model.js';
 
 export interface StreamingAccount {
@@ -9,6 +10,14 @@ export interface ProviderTokens {
   accessToken: string;
   refreshToken: string | null;
   expiresAt: Date | null;
+}
+
+/** A custom emote of a provider account's subscribers (a Twitch subscriber emote). */
+export interface ProviderEmote {
+  id: string;
+  name: string;
+  animated: boolean;
+  imageUrl: string;
 }
 
 /**
@@ -28,6 +37,8 @@ export interface StreamingProvider {
   account(accessToken: string, accountId: string): Promise<StreamingAccount | undefined>;
   /** Every current subscriber of the account (the token must be the account's own). */
   subscribers(accessToken: string, accountId: string): Promise<StreamingAccount[]>;
+  /** The account's subscriber emotes, where the provider has them (Twitch). */
+  emotes?(accessToken: string, accountId: string): Promise<ProviderEmote[]>;
 }
 
 /** A user's connected provider account, its tokens readable (the store seals them at rest). */
@@ -76,4 +87,11 @@ export interface ConnectionStates {
 export interface RefreshState {
   refreshToken: string | null;
   expiresAt: Date | null;
+}
+
+/** The adapter for a streaming type; one not configured is the platform's choice error on `type`. */
+export function providerOf(providers: ReadonlyMap<StreamingType, StreamingProvider>, type: StreamingType): StreamingProvider {
+  const provider = providers.get(type);
+  if (!provider) throw ApiError.form({ type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (twitch, youtube).' } });
+  return provider;
 }

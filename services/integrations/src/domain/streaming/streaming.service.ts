@@ -5,7 +5,8 @@ import { integrationView } from '../integrations/integration.view.js';
 import type { IntegrationsService } from '../integrations/integrations.service.js';
 import type { IntegrationRecord, StreamingType } from '../integrations/model.js';
 import type { GuildsPort, IdSource, IntegrationPatch, IntegrationsStorePort, IntegrationsTx } from '../integrations/ports.js';
-import type { ConnectionsPort, RefreshState, StreamingAccount, StreamingProvider } from './ports.js';
+import { joinError } from '../integrations/join-error.js';
+import { providerOf, type ConnectionsPort, type RefreshState, type StreamingAccount, type StreamingProvider } from './ports.js';
 
 export interface Grant {
   user_id: string;
@@ -30,11 +31,6 @@ export interface StreamingSettings {
 }
 
 const DAY_MS = 86_400_000;
-const JOIN_ERRORS: Record<number, 'UNKNOWN_GUILD' | 'BANNED_FROM_GUILD' | 'MAX_GUILDS'> = {
-  10004: 'UNKNOWN_GUILD',
-  40007: 'BANNED_FROM_GUILD',
-  30001: 'MAX_GUILDS',
-};
 
 /** The provider refused the token (expired or revoked). */
 const refused = (err: unknown): boolean =>
@@ -109,12 +105,22 @@ export class StreamingService {
       throw ApiError.form({ '': { code: 'INTEGRATION_NOT_STREAMING', message: 'Only streaming integrations have these settings.' } });
     if (settings.enable_emoticons !== undefined && row.type !== 'twitch')
       throw ApiError.form({ enable_emoticons: { code: 'BASE_TYPE_INVALID', message: 'Only Twitch integrations sync emoticons.' } });
+    const emoticons = settings.enable_emoticons;
     const patch: IntegrationPatch = {
       ...(settings.expire_behavior !== undefined ? { expire_behavior: settings.expire_behavior } : {}),
       ...(settings.expire_grace_period !== undefined ? { expire_grace_period: settings.expire_grace_period } : {}),
-      ...(settings.enable_emoticons !== undefined ? { enable_emoticons: settings.enable_emoticons } : {}),
+      ...(emoticons !== undefined ? { enable_emoticons: emoticons } : {}),
     };
-    await this.update(guildId, integrationId, patch);
+    const turnedOn = emoticons === true && row.enable_emoticons !== true;
+    // Emotes turned on arrive with a sync (queued with the change); turned off, they go at once.
+    await this.update(
+      guildId,
+      integrationId,
+      turnedOn ? { ...patch, syncing: true } : patch,
+      turnedOn ? (tx) => tx.enqueueSync(row.id) : undefined,
+    );
+    if (turnedOn) this.onSyncRequested();
+    if (emoticons === false && row.enable_emoticons !== false) await this.guilds.syncManagedEmojis(guildId, row.id, []);
   }
 
   /**
@@ -165,7 +171,26 @@ export class StreamingService {
     await this.streaming.syncSubscribers(row.id, current);
     await this.grantCurrent(row, current);
     await this.expireLapsed(row, new Set(current.map((a) => a.id)));
+    await this.syncEmotes(guildId, row, owner.access_token);
     await this.update(guildId, row.id, { synced_at: this.now(), subscriber_count: current.length, syncing: false, revoked: false });
+  }
+
+  /**
+   * A Twitch integration with `enable_emoticons` mirrors the broadcaster's subscriber emotes as
+   * the guild's managed emojis, usable by its subscriber role; without it, it keeps none.
+   */
+  private async syncEmotes(guildId: string, row: IntegrationRecord & { type: StreamingType }, token: string): Promise<void> {
+    const provider = this.provider(row.type);
+    if (row.type !== 'twitch' || !provider.emotes) return;
+    const emotes = row.enable_emoticons
+      ? await this.withToken(row.type, row.account_id, token, (t) => provider.emotes!(t, row.account_id))
+      : [];
+    const roleIds = row.role_id ? [row.role_id] : [];
+    await this.guilds.syncManagedEmojis(
+      guildId,
+      row.id,
+      emotes.map((e) => ({ sourceId: e.id, name: e.name, animated: e.animated, roleIds, imageUrl: e.imageUrl })),
+    );
   }
 
   /** A subscriber (through a connection of theirs) joins the integration's guild with its role. */
@@ -176,8 +201,7 @@ export class StreamingService {
     const account = await this.streaming.isCurrentSubscriber(row.id, mine);
     if (!account) throw ApiError.of('MISSING_ACCESS');
     const error = await this.guilds.addMember(row.guild_id, userId, row.role_id ? [row.role_id] : []);
-    if (error !== 0)
-      throw JOIN_ERRORS[error] ? ApiError.of(JOIN_ERRORS[error]) : new ApiError(400, { code: error, message: 'Cannot join this guild' });
+    if (error !== 0) throw joinError(error, 'Cannot join this guild');
     if (row.role_id) await this.guilds.setManagedRole(row.guild_id, userId, row.role_id, true);
     await this.streaming.addGrant(row.id, userId, account);
   }
@@ -229,9 +253,7 @@ export class StreamingService {
   }
 
   private provider(type: StreamingType): StreamingProvider {
-    const provider = this.providers.get(type);
-    if (!provider) throw ApiError.form({ type: { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (twitch, youtube).' } });
-    return provider;
+    return providerOf(this.providers, type);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ProviderTokens, StreamingAccount, StreamingProvider } from '../../domain/streaming/ports.js';
+import type { ProviderEmote, ProviderTokens, StreamingAccount, StreamingProvider } from '../../domain/streaming/ports.js';
 import { asArray, fetchProviderJson, isRecord, str, type ProviderHttpOptions } from '../http.js';
 import { OAuth2TokenEndpoint } from './oauth2.js';
 
@@ -68,6 +68,29 @@ export class TwitchAdapter implements StreamingProvider {
       if (!cursor) break;
     }
     return found;
+  }
+
+  /**
+   * The broadcaster's subscriber emotes (Helix Get Channel Emotes: `data[]` with id, name, images,
+   * tier, emote_type, format, and the URL `template`); follower and Bits emotes are not synced.
+   * The image is the template's largest rendition, animated where the emote is.
+   */
+  async emotes(accessToken: string, accountId: string): Promise<ProviderEmote[]> {
+    const body = await this.helix('/helix/chat/emotes', new URLSearchParams({ broadcaster_id: accountId }), accessToken);
+    const template = isRecord(body) ? str(body.template) : '';
+    return asArray(isRecord(body) ? body.data : undefined).flatMap((e): ProviderEmote[] => {
+      if (!isRecord(e) || !str(e.id) || !str(e.name) || str(e.emote_type) !== 'subscriptions') return [];
+      const animated = asArray(e.format).includes('animated');
+      const images = isRecord(e.images) ? e.images : {};
+      const imageUrl = template
+        ? template
+            .replace('{{id}}', encodeURIComponent(str(e.id)))
+            .replace('{{format}}', animated ? 'animated' : 'static')
+            .replace('{{theme_mode}}', 'dark')
+            .replace('{{scale}}', '3.0')
+        : str(images.url_4x) || str(images.url_1x);
+      return [{ id: str(e.id), name: str(e.name), animated, imageUrl }];
+    });
   }
 
   private async users(accessToken: string, query: URLSearchParams): Promise<StreamingAccount[]> {

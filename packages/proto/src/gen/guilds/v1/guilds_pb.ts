@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file guilds/v1/guilds.proto.
  */
 export const file_guilds_v1_guilds: GenFile = /*@__PURE__*/
-  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEidwoYQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLcGVybWlzc2lvbnMYAyABKAkSDgoGYm90X2lkGAQgASgJEhYKDmludGVncmF0aW9uX2lkGAUgASgJIk4KGUNyZWF0ZU1hbmFnZWRSb2xlUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIdCgRyb2xlGAIgASgLMg8uZ3VpbGRzLnYxLlJvbGUiPQoYRGVsZXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3JvbGVfaWQYAiABKAkiLAoZRGVsZXRlTWFuYWdlZFJvbGVSZXNwb25zZRIPCgdkZWxldGVkGAEgASgIIlwKFVNldE1hbmFnZWRSb2xlUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEg8KB3JvbGVfaWQYAyABKAkSDwoHcHJlc2VudBgEIAEoCCI5ChZTZXRNYW5hZ2VkUm9sZVJlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdjaGFuZ2VkGAIgASgIIisKFlVuYXJjaGl2ZVRocmVhZFJlcXVlc3QSEQoJdGhyZWFkX2lkGAEgASgJIi0KF1VuYXJjaGl2ZVRocmVhZFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUidwoZU3RhcnRXZWJob29rVGhyZWFkUmVxdWVzdBIRCglwYXJlbnRfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFAoMYXBwbGllZF90YWdzGAQgAygJEhAKCG93bmVyX2lkGAUgASgJIlQKGlN0YXJ0V2ViaG9va1RocmVhZFJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSIgoGdGhyZWFkGAIgASgLMhIuZ3VpbGRzLnYxLkNoYW5uZWwiYgoXQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCghndWlsZF9pZBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEhAKCHJlcXVpcmVkGAQgASgJIlAKGENoZWNrUGVybWlzc2lvbnNSZXNwb25zZRIOCgZtZW1iZXIYASABKAgSDwoHYWxsb3dlZBgCIAEoCBITCgtwZXJtaXNzaW9ucxgDIAEoCSIjCg9HZXRHdWlsZFJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAki6wUKBUd1aWxkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEaWNvbhgDIAEoCRIQCghvd25lcl9pZBgEIAEoCRIgChhhcHByb3hpbWF0ZV9tZW1iZXJfY291bnQYBSABKAUSIgoaYXBwcm94aW1hdGVfcHJlc2VuY2VfY291bnQYBiABKAUSEAoIZmVhdHVyZXMYByADKAkSGAoLZGVzY3JpcHRpb24YCSABKAlIAIgBARIOCgZzcGxhc2gYCiABKAkSDgoGYmFubmVyGAsgASgJEhYKDmFma19jaGFubmVsX2lkGAwgASgJEhMKC2Fma190aW1lb3V0GA0gASgFEhkKEXN5c3RlbV9jaGFubmVsX2lkGA4gASgJEhwKFHN5c3RlbV9jaGFubmVsX2ZsYWdzGA8gASgFEhgKEHJ1bGVzX2NoYW5uZWxfaWQYECABKAkSIQoZcHVibGljX3VwZGF0ZXNfY2hhbm5lbF9pZBgRIAEoCRIaChJ2ZXJpZmljYXRpb25fbGV2ZWwYEiABKAUSJQodZGVmYXVsdF9tZXNzYWdlX25vdGlmaWNhdGlvbnMYEyABKAUSHwoXZXhwbGljaXRfY29udGVudF9maWx0ZXIYFCABKAUSEQoJbWZhX2xldmVsGBUgASgFEhIKCm5zZndfbGV2ZWwYFiABKAUSGAoQcHJlZmVycmVkX2xvY2FsZRgXIAEoCRIkChxwcmVtaXVtX3Byb2dyZXNzX2Jhcl9lbmFibGVkGBggASgIEhQKDHByZW1pdW1fdGllchgZIAEoBRIiChpwcmVtaXVtX3N1YnNjcmlwdGlvbl9jb3VudBgaIAEoBRITCgttYXhfbWVtYmVycxgbIAEoBRIeCgVyb2xlcxgcIAMoCzIPLmd1aWxkcy52MS5Sb2xlEhcKD3Zhbml0eV91cmxfY29kZRgdIAEoCUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24iQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIsIBChBBZGRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJdGVtcG9yYXJ5GAQgASgIEg0KBWd1ZXN0GAUgASgIEhIKCmNoYW5uZWxfaWQYBiABKAkSGwoTYnlwYXNzX3ZlcmlmaWNhdGlvbhgHIAEoCBISCgpzZXNzaW9uX2lkGAggASgJEhIKCm9taXRfZ3VpbGQYCSABKAgimwEKEUFkZE1lbWJlclJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSFgoOYWxyZWFkeV9tZW1iZXIYAiABKAgSIQoGbWVtYmVyGAMgASgLMhEuZ3VpbGRzLnYxLk1lbWJlchIlCgVndWlsZBgFIAEoCzIWLmd1aWxkcy52MS5HdWlsZENyZWF0ZUoECAQQBVIKZ3VpbGRfanNvbiI4ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiJwoUUmVtb3ZlTWVtYmVyUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCCI6ChNBZGRSZWNpcGllbnRSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJ+ChRBZGRSZWNpcGllbnRSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhkKEWFscmVhZHlfcmVjaXBpZW50GAIgASgIEiMKB2NoYW5uZWwYBCABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAMQBFIMY2hhbm5lbF9qc29uIksKGUxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUiYQobTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUSEAoIcmVxdWlyZWQYBCABKAkilgEKGVNlYXJjaEd1aWxkTWVtYmVyc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSFAoMcmVxdWVzdGVyX2lkGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhAKCHVzZXJfaWRzGAQgAygJEg0KBWxpbWl0GAUgASgFEg0KBWFmdGVyGAYgASgJEhIKCnByaXZpbGVnZWQYByABKAgiUwoaU2VhcmNoR3VpbGRNZW1iZXJzUmVzcG9uc2USIgoHbWVtYmVycxgBIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISEQoJbm90X2ZvdW5kGAIgAygJIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKwAQoVR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEhEKCWd1aWxkX2lkcxgDIAMoCRImCgZndWlsZHMYBCADKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGUSLAoQcHJpdmF0ZV9jaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIARACSgQIAhADUgtndWlsZHNfanNvblIVcHJpdmF0ZV9jaGFubmVsc19qc29uIkMKGUxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIlcKGkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEhEKCWd1aWxkX2lkcxgBIAMoCRImCgZndWlsZHMYAiADKAsyFi5ndWlsZHMudjEuTXV0dWFsR3VpbGQiSwoLTXV0dWFsR3VpbGQSCgoCaWQYASABKAkSFAoMbWVtYmVyX2NvdW50GAIgASgFEhEKBG5pY2sYAyABKAlIAIgBAUIHCgVfbmljayLQAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBRITCgZib3RfaWQYDSABKAlIAogBARIbCg5pbnRlZ3JhdGlvbl9pZBgOIAEoCUgDiAEBQg4KDF9kZXNjcmlwdGlvbkIQCg5fdW5pY29kZV9lbW9qaUIJCgdfYm90X2lkQhEKD19pbnRlZ3JhdGlvbl9pZCJMChNQZXJtaXNzaW9uT3ZlcndyaXRlEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSDQoFYWxsb3cYAyABKAkSDAoEZGVueRgEIAEoCSKsAQoOVGhyZWFkTWV0YWRhdGESEAoIYXJjaGl2ZWQYASABKAgSHQoVYXV0b19hcmNoaXZlX2R1cmF0aW9uGAIgASgFEhkKEWFyY2hpdmVfdGltZXN0YW1wGAMgASgJEg4KBmxvY2tlZBgEIAEoCBIWCglpbnZpdGFibGUYBSABKAhIAIgBARIYChBjcmVhdGVfdGltZXN0YW1wGAYgASgJQgwKCl9pbnZpdGFibGUigwEKCEZvcnVtVGFnEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbW9kZXJhdGVkGAMgASgIEhUKCGVtb2ppX2lkGAQgASgJSACIAQESFwoKZW1vamlfbmFtZRgFIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSJdCg9EZWZhdWx0UmVhY3Rpb24SFQoIZW1vamlfaWQYASABKAlIAIgBARIXCgplbW9qaV9uYW1lGAIgASgJSAGIAQFCCwoJX2Vtb2ppX2lkQg0KC19lbW9qaV9uYW1lIh4KC0FwcGxpZWRUYWdzEg8KB3RhZ19pZHMYASADKAkivwEKC0d1aWxkQ3JlYXRlEh8KBWd1aWxkGAEgASgLMhAuZ3VpbGRzLnYxLkd1aWxkEhEKCWpvaW5lZF9hdBgCIAEoCRINCgVsYXJnZRgDIAEoCBIiCgdtZW1iZXJzGAQgAygLMhEuZ3VpbGRzLnYxLk1lbWJlchIkCghjaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsEiMKB3RocmVhZHMYBiADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJFCiJTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWNvdW50GAIgASgFIkwKI1NldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudFJlc3BvbnNlEhQKDHByZW1pdW1fdGllchgBIAEoBRIPCgdjaGFuZ2VkGAIgASgIMuYMCg1HdWlsZHNTZXJ2aWNlElsKEENoZWNrUGVybWlzc2lvbnMSIi5ndWlsZHMudjEuQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QaIy5ndWlsZHMudjEuQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEkMKCEdldEd1aWxkEhouZ3VpbGRzLnYxLkdldEd1aWxkUmVxdWVzdBobLmd1aWxkcy52MS5HZXRHdWlsZFJlc3BvbnNlEkkKCkdldENoYW5uZWwSHC5ndWlsZHMudjEuR2V0Q2hhbm5lbFJlcXVlc3QaHS5ndWlsZHMudjEuR2V0Q2hhbm5lbFJlc3BvbnNlEkYKCUdldE1lbWJlchIbLmd1aWxkcy52MS5HZXRNZW1iZXJSZXF1ZXN0GhwuZ3VpbGRzLnYxLkdldE1lbWJlclJlc3BvbnNlEkYKCUFkZE1lbWJlchIbLmd1aWxkcy52MS5BZGRNZW1iZXJSZXF1ZXN0GhwuZ3VpbGRzLnYxLkFkZE1lbWJlclJlc3BvbnNlEk8KDFJlbW92ZU1lbWJlchIeLmd1aWxkcy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0Gh8uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEk8KDEFkZFJlY2lwaWVudBIeLmd1aWxkcy52MS5BZGRSZWNpcGllbnRSZXF1ZXN0Gh8uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlc3BvbnNlEmEKEkxpc3RHdWlsZE1lbWJlcklkcxIkLmd1aWxkcy52MS5MaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0GiUuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEmEKElNlYXJjaEd1aWxkTWVtYmVycxIkLmd1aWxkcy52MS5TZWFyY2hHdWlsZE1lbWJlcnNSZXF1ZXN0GiUuZ3VpbGRzLnYxLlNlYXJjaEd1aWxkTWVtYmVyc1Jlc3BvbnNlEmcKFExpc3RDaGFubmVsVmlld2VySWRzEiYuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBonLmd1aWxkcy52MS5MaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlElIKDUdldFJlYWR5U3RhdGUSHy5ndWlsZHMudjEuR2V0UmVhZHlTdGF0ZVJlcXVlc3QaIC5ndWlsZHMudjEuR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEmEKEkxpc3RNdXR1YWxHdWlsZElkcxIkLmd1aWxkcy52MS5MaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0GiUuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEnwKG1NldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudBItLmd1aWxkcy52MS5TZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXF1ZXN0Gi4uZ3VpbGRzLnYxLlNldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudFJlc3BvbnNlEl4KEUNyZWF0ZU1hbmFnZWRSb2xlEiMuZ3VpbGRzLnYxLkNyZWF0ZU1hbmFnZWRSb2xlUmVxdWVzdBokLmd1aWxkcy52MS5DcmVhdGVNYW5hZ2VkUm9sZVJlc3BvbnNlEl4KEURlbGV0ZU1hbmFnZWRSb2xlEiMuZ3VpbGRzLnYxLkRlbGV0ZU1hbmFnZWRSb2xlUmVxdWVzdBokLmd1aWxkcy52MS5EZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlElUKDlNldE1hbmFnZWRSb2xlEiAuZ3VpbGRzLnYxLlNldE1hbmFnZWRSb2xlUmVxdWVzdBohLmd1aWxkcy52MS5TZXRNYW5hZ2VkUm9sZVJlc3BvbnNlElgKD1VuYXJjaGl2ZVRocmVhZBIhLmd1aWxkcy52MS5VbmFyY2hpdmVUaHJlYWRSZXF1ZXN0GiIuZ3VpbGRzLnYxLlVuYXJjaGl2ZVRocmVhZFJlc3BvbnNlEmEKElN0YXJ0V2ViaG9va1RocmVhZBIkLmd1aWxkcy52MS5TdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0GiUuZ3VpbGRzLnYxLlN0YXJ0V2ViaG9va1RocmVhZFJlc3BvbnNlYgZwcm90bzM", [file_auth_v1_auth]);
+  fileDesc("ChZndWlsZHMvdjEvZ3VpbGRzLnByb3RvEglndWlsZHMudjEidwoYQ3JlYXRlTWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLcGVybWlzc2lvbnMYAyABKAkSDgoGYm90X2lkGAQgASgJEhYKDmludGVncmF0aW9uX2lkGAUgASgJIk4KGUNyZWF0ZU1hbmFnZWRSb2xlUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIdCgRyb2xlGAIgASgLMg8uZ3VpbGRzLnYxLlJvbGUiWgogU2V0TWFuYWdlZFJvbGVQZXJtaXNzaW9uc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHcm9sZV9pZBgCIAEoCRITCgtwZXJtaXNzaW9ucxgDIAEoCSJDCiFTZXRNYW5hZ2VkUm9sZVBlcm1pc3Npb25zUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHY2hhbmdlZBgCIAEoCCJmCgxNYW5hZ2VkRW1vamkSEQoJc291cmNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYW5pbWF0ZWQYAyABKAgSEAoIcm9sZV9pZHMYBCADKAkSEQoJaW1hZ2VfdXJsGAUgASgJIm0KGFN5bmNNYW5hZ2VkRW1vamlzUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRIWCg5pbnRlZ3JhdGlvbl9pZBgCIAEoCRInCgZlbW9qaXMYAyADKAsyFy5ndWlsZHMudjEuTWFuYWdlZEVtb2ppImIKGVN5bmNNYW5hZ2VkRW1vamlzUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIgCgZlbW9qaXMYAiADKAsyEC5ndWlsZHMudjEuRW1vamkSDwoHY2hhbmdlZBgDIAEoCCI9ChhEZWxldGVNYW5hZ2VkUm9sZVJlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDwoHcm9sZV9pZBgCIAEoCSIsChlEZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlEg8KB2RlbGV0ZWQYASABKAgiXAoVU2V0TWFuYWdlZFJvbGVSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDwoHcm9sZV9pZBgDIAEoCRIPCgdwcmVzZW50GAQgASgIIjkKFlNldE1hbmFnZWRSb2xlUmVzcG9uc2USDgoGbWVtYmVyGAEgASgIEg8KB2NoYW5nZWQYAiABKAgiKwoWVW5hcmNoaXZlVGhyZWFkUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkiLQoXVW5hcmNoaXZlVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBSJ3ChlTdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0EhEKCXBhcmVudF9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxhcHBsaWVkX3RhZ3MYBCADKAkSEAoIb3duZXJfaWQYBSABKAkiVAoaU3RhcnRXZWJob29rVGhyZWFkUmVzcG9uc2USEgoKZXJyb3JfY29kZRgBIAEoBRIiCgZ0aHJlYWQYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJiChdDaGVja1Blcm1pc3Npb25zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGd1aWxkX2lkGAIgASgJEhIKCmNoYW5uZWxfaWQYAyABKAkSEAoIcmVxdWlyZWQYBCABKAkiUAoYQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEg4KBm1lbWJlchgBIAEoCBIPCgdhbGxvd2VkGAIgASgIEhMKC3Blcm1pc3Npb25zGAMgASgJIjgKD0dldEd1aWxkUmVxdWVzdBIQCghndWlsZF9pZBgBIAEoCRITCgt3aXRoX2Vtb2ppcxgCIAEoCCKNBgoFR3VpbGQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRpY29uGAMgASgJEhAKCG93bmVyX2lkGAQgASgJEiAKGGFwcHJveGltYXRlX21lbWJlcl9jb3VudBgFIAEoBRIiChphcHByb3hpbWF0ZV9wcmVzZW5jZV9jb3VudBgGIAEoBRIQCghmZWF0dXJlcxgHIAMoCRIYCgtkZXNjcmlwdGlvbhgJIAEoCUgAiAEBEg4KBnNwbGFzaBgKIAEoCRIOCgZiYW5uZXIYCyABKAkSFgoOYWZrX2NoYW5uZWxfaWQYDCABKAkSEwoLYWZrX3RpbWVvdXQYDSABKAUSGQoRc3lzdGVtX2NoYW5uZWxfaWQYDiABKAkSHAoUc3lzdGVtX2NoYW5uZWxfZmxhZ3MYDyABKAUSGAoQcnVsZXNfY2hhbm5lbF9pZBgQIAEoCRIhChlwdWJsaWNfdXBkYXRlc19jaGFubmVsX2lkGBEgASgJEhoKEnZlcmlmaWNhdGlvbl9sZXZlbBgSIAEoBRIlCh1kZWZhdWx0X21lc3NhZ2Vfbm90aWZpY2F0aW9ucxgTIAEoBRIfChdleHBsaWNpdF9jb250ZW50X2ZpbHRlchgUIAEoBRIRCgltZmFfbGV2ZWwYFSABKAUSEgoKbnNmd19sZXZlbBgWIAEoBRIYChBwcmVmZXJyZWRfbG9jYWxlGBcgASgJEiQKHHByZW1pdW1fcHJvZ3Jlc3NfYmFyX2VuYWJsZWQYGCABKAgSFAoMcHJlbWl1bV90aWVyGBkgASgFEiIKGnByZW1pdW1fc3Vic2NyaXB0aW9uX2NvdW50GBogASgFEhMKC21heF9tZW1iZXJzGBsgASgFEh4KBXJvbGVzGBwgAygLMg8uZ3VpbGRzLnYxLlJvbGUSFwoPdmFuaXR5X3VybF9jb2RlGB0gASgJEiAKBmVtb2ppcxgeIAMoCzIQLmd1aWxkcy52MS5FbW9qaUIOCgxfZGVzY3JpcHRpb25KBAgIEAlSCmd1aWxkX2pzb24igQEKBUVtb2ppEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSDwoHbWFuYWdlZBgEIAEoCBIQCghhbmltYXRlZBgFIAEoCBIRCglhdmFpbGFibGUYBiABKAgSFgoOcmVxdWlyZV9jb2xvbnMYByABKAgiQgoQR2V0R3VpbGRSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIfCgVndWlsZBgCIAEoCzIQLmd1aWxkcy52MS5HdWlsZCInChFHZXRDaGFubmVsUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgJIowHCgdDaGFubmVsEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSEAoIZ3VpbGRfaWQYAyABKAkSEQoJcGFyZW50X2lkGAQgASgJEgwKBG5hbWUYBSABKAkSFQoNcmVjaXBpZW50X2lkcxgGIAMoCRIQCghvd25lcl9pZBgHIAEoCRINCgVmbGFncxgJIAEoBRIXCg9sYXN0X21lc3NhZ2VfaWQYCiABKAkSKAoKcmVjaXBpZW50cxgLIAMoCzIULmF1dGgudjEuUGFydGlhbFVzZXISDAoEaWNvbhgMIAEoCRIMCgRuc2Z3GA0gASgIEhAKCHBvc2l0aW9uGA4gASgFEj0KFXBlcm1pc3Npb25fb3ZlcndyaXRlcxgPIAMoCzIeLmd1aWxkcy52MS5QZXJtaXNzaW9uT3ZlcndyaXRlEhIKBXRvcGljGBAgASgJSACIAQESGwoTcmF0ZV9saW1pdF9wZXJfdXNlchgRIAEoBRIUCgdiaXRyYXRlGBIgASgFSAGIAQESFwoKdXNlcl9saW1pdBgTIAEoBUgCiAEBEhIKCnJ0Y19yZWdpb24YFCABKAkSJQodZGVmYXVsdF9hdXRvX2FyY2hpdmVfZHVyYXRpb24YFSABKAUSKwoOYXZhaWxhYmxlX3RhZ3MYFiADKAsyEy5ndWlsZHMudjEuRm9ydW1UYWcSOgoWZGVmYXVsdF9yZWFjdGlvbl9lbW9qaRgXIAEoCzIaLmd1aWxkcy52MS5EZWZhdWx0UmVhY3Rpb24SHwoSZGVmYXVsdF9zb3J0X29yZGVyGBggASgFSAOIAQESHAoUZGVmYXVsdF9mb3J1bV9sYXlvdXQYGSABKAUSKgoiZGVmYXVsdF90aHJlYWRfcmF0ZV9saW1pdF9wZXJfdXNlchgaIAEoBRIyCg90aHJlYWRfbWV0YWRhdGEYGyABKAsyGS5ndWlsZHMudjEuVGhyZWFkTWV0YWRhdGESFQoNbWVzc2FnZV9jb3VudBgcIAEoBRIUCgxtZW1iZXJfY291bnQYHSABKAUSLAoMYXBwbGllZF90YWdzGB4gASgLMhYuZ3VpbGRzLnYxLkFwcGxpZWRUYWdzQggKBl90b3BpY0IKCghfYml0cmF0ZUINCgtfdXNlcl9saW1pdEIVChNfZGVmYXVsdF9zb3J0X29yZGVySgQICBAJUgxjaGFubmVsX2pzb24iSAoSR2V0Q2hhbm5lbFJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEiMKB2NoYW5uZWwYAiABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCI1ChBHZXRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiyQIKBk1lbWJlchIPCgd1c2VyX2lkGAEgASgJEgwKBG5pY2sYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJam9pbmVkX2F0GAQgASgJEg8KB3BlbmRpbmcYBSABKAgSEQoJdGVtcG9yYXJ5GAYgASgIEg0KBWZsYWdzGAcgASgFEg4KBmF2YXRhchgIIAEoCRIaCg1wcmVtaXVtX3NpbmNlGAkgASgJSACIAQESDAoEZGVhZhgKIAEoCBIMCgRtdXRlGAsgASgIEikKHGNvbW11bmljYXRpb25fZGlzYWJsZWRfdW50aWwYDCABKAlIAYgBARIiCgR1c2VyGA0gASgLMhQuYXV0aC52MS5QYXJ0aWFsVXNlckIQCg5fcHJlbWl1bV9zaW5jZUIfCh1fY29tbXVuaWNhdGlvbl9kaXNhYmxlZF91bnRpbCJFChFHZXRNZW1iZXJSZXNwb25zZRINCgVmb3VuZBgBIAEoCBIhCgZtZW1iZXIYAiABKAsyES5ndWlsZHMudjEuTWVtYmVyIsIBChBBZGRNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSEAoIcm9sZV9pZHMYAyADKAkSEQoJdGVtcG9yYXJ5GAQgASgIEg0KBWd1ZXN0GAUgASgIEhIKCmNoYW5uZWxfaWQYBiABKAkSGwoTYnlwYXNzX3ZlcmlmaWNhdGlvbhgHIAEoCBISCgpzZXNzaW9uX2lkGAggASgJEhIKCm9taXRfZ3VpbGQYCSABKAgimwEKEUFkZE1lbWJlclJlc3BvbnNlEhIKCmVycm9yX2NvZGUYASABKAUSFgoOYWxyZWFkeV9tZW1iZXIYAiABKAgSIQoGbWVtYmVyGAMgASgLMhEuZ3VpbGRzLnYxLk1lbWJlchIlCgVndWlsZBgFIAEoCzIWLmd1aWxkcy52MS5HdWlsZENyZWF0ZUoECAQQBVIKZ3VpbGRfanNvbiI4ChNSZW1vdmVNZW1iZXJSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiJwoUUmVtb3ZlTWVtYmVyUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCCI6ChNBZGRSZWNpcGllbnRSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJ+ChRBZGRSZWNpcGllbnRSZXNwb25zZRISCgplcnJvcl9jb2RlGAEgASgFEhkKEWFscmVhZHlfcmVjaXBpZW50GAIgASgIEiMKB2NoYW5uZWwYBCABKAsyEi5ndWlsZHMudjEuQ2hhbm5lbEoECAMQBFIMY2hhbm5lbF9qc29uIksKGUxpc3RHdWlsZE1lbWJlcklkc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUiYQobTGlzdENoYW5uZWxWaWV3ZXJJZHNSZXF1ZXN0EhIKCmNoYW5uZWxfaWQYASABKAkSDQoFYWZ0ZXIYAiABKAkSDQoFbGltaXQYAyABKAUSEAoIcmVxdWlyZWQYBCABKAkilgEKGVNlYXJjaEd1aWxkTWVtYmVyc1JlcXVlc3QSEAoIZ3VpbGRfaWQYASABKAkSFAoMcmVxdWVzdGVyX2lkGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhAKCHVzZXJfaWRzGAQgAygJEg0KBWxpbWl0GAUgASgFEg0KBWFmdGVyGAYgASgJEhIKCnByaXZpbGVnZWQYByABKAgiUwoaU2VhcmNoR3VpbGRNZW1iZXJzUmVzcG9uc2USIgoHbWVtYmVycxgBIAMoCzIRLmd1aWxkcy52MS5NZW1iZXISEQoJbm90X2ZvdW5kGAIgAygJIi4KGkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEhAKCHVzZXJfaWRzGAEgAygJIjAKHExpc3RDaGFubmVsVmlld2VySWRzUmVzcG9uc2USEAoIdXNlcl9pZHMYASADKAkiJwoUR2V0UmVhZHlTdGF0ZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSKwAQoVR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEhEKCWd1aWxkX2lkcxgDIAMoCRImCgZndWlsZHMYBCADKAsyFi5ndWlsZHMudjEuR3VpbGRDcmVhdGUSLAoQcHJpdmF0ZV9jaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsSgQIARACSgQIAhADUgtndWlsZHNfanNvblIVcHJpdmF0ZV9jaGFubmVsc19qc29uIkMKGUxpc3RNdXR1YWxHdWlsZElkc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCg1vdGhlcl91c2VyX2lkGAIgASgJIlcKGkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEhEKCWd1aWxkX2lkcxgBIAMoCRImCgZndWlsZHMYAiADKAsyFi5ndWlsZHMudjEuTXV0dWFsR3VpbGQiSwoLTXV0dWFsR3VpbGQSCgoCaWQYASABKAkSFAoMbWVtYmVyX2NvdW50GAIgASgFEhEKBG5pY2sYAyABKAlIAIgBAUIHCgVfbmljayLQAgoEUm9sZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEwoLcGVybWlzc2lvbnMYBCABKAkSEAoIcG9zaXRpb24YBSABKAUSDQoFY29sb3IYBiABKAUSDQoFaG9pc3QYByABKAgSDwoHbWFuYWdlZBgIIAEoCBITCgttZW50aW9uYWJsZRgJIAEoCBIMCgRpY29uGAogASgJEhoKDXVuaWNvZGVfZW1vamkYCyABKAlIAYgBARINCgVmbGFncxgMIAEoBRITCgZib3RfaWQYDSABKAlIAogBARIbCg5pbnRlZ3JhdGlvbl9pZBgOIAEoCUgDiAEBQg4KDF9kZXNjcmlwdGlvbkIQCg5fdW5pY29kZV9lbW9qaUIJCgdfYm90X2lkQhEKD19pbnRlZ3JhdGlvbl9pZCJMChNQZXJtaXNzaW9uT3ZlcndyaXRlEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAUSDQoFYWxsb3cYAyABKAkSDAoEZGVueRgEIAEoCSKsAQoOVGhyZWFkTWV0YWRhdGESEAoIYXJjaGl2ZWQYASABKAgSHQoVYXV0b19hcmNoaXZlX2R1cmF0aW9uGAIgASgFEhkKEWFyY2hpdmVfdGltZXN0YW1wGAMgASgJEg4KBmxvY2tlZBgEIAEoCBIWCglpbnZpdGFibGUYBSABKAhIAIgBARIYChBjcmVhdGVfdGltZXN0YW1wGAYgASgJQgwKCl9pbnZpdGFibGUigwEKCEZvcnVtVGFnEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbW9kZXJhdGVkGAMgASgIEhUKCGVtb2ppX2lkGAQgASgJSACIAQESFwoKZW1vamlfbmFtZRgFIAEoCUgBiAEBQgsKCV9lbW9qaV9pZEINCgtfZW1vamlfbmFtZSJdCg9EZWZhdWx0UmVhY3Rpb24SFQoIZW1vamlfaWQYASABKAlIAIgBARIXCgplbW9qaV9uYW1lGAIgASgJSAGIAQFCCwoJX2Vtb2ppX2lkQg0KC19lbW9qaV9uYW1lIh4KC0FwcGxpZWRUYWdzEg8KB3RhZ19pZHMYASADKAkivwEKC0d1aWxkQ3JlYXRlEh8KBWd1aWxkGAEgASgLMhAuZ3VpbGRzLnYxLkd1aWxkEhEKCWpvaW5lZF9hdBgCIAEoCRINCgVsYXJnZRgDIAEoCBIiCgdtZW1iZXJzGAQgAygLMhEuZ3VpbGRzLnYxLk1lbWJlchIkCghjaGFubmVscxgFIAMoCzISLmd1aWxkcy52MS5DaGFubmVsEiMKB3RocmVhZHMYBiADKAsyEi5ndWlsZHMudjEuQ2hhbm5lbCJFCiJTZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXF1ZXN0EhAKCGd1aWxkX2lkGAEgASgJEg0KBWNvdW50GAIgASgFIkwKI1NldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudFJlc3BvbnNlEhQKDHByZW1pdW1fdGllchgBIAEoBRIPCgdjaGFuZ2VkGAIgASgIMr4OCg1HdWlsZHNTZXJ2aWNlElsKEENoZWNrUGVybWlzc2lvbnMSIi5ndWlsZHMudjEuQ2hlY2tQZXJtaXNzaW9uc1JlcXVlc3QaIy5ndWlsZHMudjEuQ2hlY2tQZXJtaXNzaW9uc1Jlc3BvbnNlEkMKCEdldEd1aWxkEhouZ3VpbGRzLnYxLkdldEd1aWxkUmVxdWVzdBobLmd1aWxkcy52MS5HZXRHdWlsZFJlc3BvbnNlEkkKCkdldENoYW5uZWwSHC5ndWlsZHMudjEuR2V0Q2hhbm5lbFJlcXVlc3QaHS5ndWlsZHMudjEuR2V0Q2hhbm5lbFJlc3BvbnNlEkYKCUdldE1lbWJlchIbLmd1aWxkcy52MS5HZXRNZW1iZXJSZXF1ZXN0GhwuZ3VpbGRzLnYxLkdldE1lbWJlclJlc3BvbnNlEkYKCUFkZE1lbWJlchIbLmd1aWxkcy52MS5BZGRNZW1iZXJSZXF1ZXN0GhwuZ3VpbGRzLnYxLkFkZE1lbWJlclJlc3BvbnNlEk8KDFJlbW92ZU1lbWJlchIeLmd1aWxkcy52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0Gh8uZ3VpbGRzLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEk8KDEFkZFJlY2lwaWVudBIeLmd1aWxkcy52MS5BZGRSZWNpcGllbnRSZXF1ZXN0Gh8uZ3VpbGRzLnYxLkFkZFJlY2lwaWVudFJlc3BvbnNlEmEKEkxpc3RHdWlsZE1lbWJlcklkcxIkLmd1aWxkcy52MS5MaXN0R3VpbGRNZW1iZXJJZHNSZXF1ZXN0GiUuZ3VpbGRzLnYxLkxpc3RHdWlsZE1lbWJlcklkc1Jlc3BvbnNlEmEKElNlYXJjaEd1aWxkTWVtYmVycxIkLmd1aWxkcy52MS5TZWFyY2hHdWlsZE1lbWJlcnNSZXF1ZXN0GiUuZ3VpbGRzLnYxLlNlYXJjaEd1aWxkTWVtYmVyc1Jlc3BvbnNlEmcKFExpc3RDaGFubmVsVmlld2VySWRzEiYuZ3VpbGRzLnYxLkxpc3RDaGFubmVsVmlld2VySWRzUmVxdWVzdBonLmd1aWxkcy52MS5MaXN0Q2hhbm5lbFZpZXdlcklkc1Jlc3BvbnNlElIKDUdldFJlYWR5U3RhdGUSHy5ndWlsZHMudjEuR2V0UmVhZHlTdGF0ZVJlcXVlc3QaIC5ndWlsZHMudjEuR2V0UmVhZHlTdGF0ZVJlc3BvbnNlEmEKEkxpc3RNdXR1YWxHdWlsZElkcxIkLmd1aWxkcy52MS5MaXN0TXV0dWFsR3VpbGRJZHNSZXF1ZXN0GiUuZ3VpbGRzLnYxLkxpc3RNdXR1YWxHdWlsZElkc1Jlc3BvbnNlEnwKG1NldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudBItLmd1aWxkcy52MS5TZXRQcmVtaXVtU3Vic2NyaXB0aW9uQ291bnRSZXF1ZXN0Gi4uZ3VpbGRzLnYxLlNldFByZW1pdW1TdWJzY3JpcHRpb25Db3VudFJlc3BvbnNlEl4KEUNyZWF0ZU1hbmFnZWRSb2xlEiMuZ3VpbGRzLnYxLkNyZWF0ZU1hbmFnZWRSb2xlUmVxdWVzdBokLmd1aWxkcy52MS5DcmVhdGVNYW5hZ2VkUm9sZVJlc3BvbnNlEnYKGVNldE1hbmFnZWRSb2xlUGVybWlzc2lvbnMSKy5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVQZXJtaXNzaW9uc1JlcXVlc3QaLC5ndWlsZHMudjEuU2V0TWFuYWdlZFJvbGVQZXJtaXNzaW9uc1Jlc3BvbnNlEl4KEVN5bmNNYW5hZ2VkRW1vamlzEiMuZ3VpbGRzLnYxLlN5bmNNYW5hZ2VkRW1vamlzUmVxdWVzdBokLmd1aWxkcy52MS5TeW5jTWFuYWdlZEVtb2ppc1Jlc3BvbnNlEl4KEURlbGV0ZU1hbmFnZWRSb2xlEiMuZ3VpbGRzLnYxLkRlbGV0ZU1hbmFnZWRSb2xlUmVxdWVzdBokLmd1aWxkcy52MS5EZWxldGVNYW5hZ2VkUm9sZVJlc3BvbnNlElUKDlNldE1hbmFnZWRSb2xlEiAuZ3VpbGRzLnYxLlNldE1hbmFnZWRSb2xlUmVxdWVzdBohLmd1aWxkcy52MS5TZXRNYW5hZ2VkUm9sZVJlc3BvbnNlElgKD1VuYXJjaGl2ZVRocmVhZBIhLmd1aWxkcy52MS5VbmFyY2hpdmVUaHJlYWRSZXF1ZXN0GiIuZ3VpbGRzLnYxLlVuYXJjaGl2ZVRocmVhZFJlc3BvbnNlEmEKElN0YXJ0V2ViaG9va1RocmVhZBIkLmd1aWxkcy52MS5TdGFydFdlYmhvb2tUaHJlYWRSZXF1ZXN0GiUuZ3VpbGRzLnYxLlN0YXJ0V2ViaG9va1RocmVhZFJlc3BvbnNlYgZwcm90bzM", [file_auth_v1_auth]);
 
 /**
  * @generated from message guilds.v1.CreateManagedRoleRequest
@@ -80,6 +80,156 @@ export const CreateManagedRoleResponseSchema: GenMessage<CreateManagedRoleRespon
   messageDesc(file_guilds_v1_guilds, 1);
 
 /**
+ * @generated from message guilds.v1.SetManagedRolePermissionsRequest
+ */
+export type SetManagedRolePermissionsRequest = Message<"guilds.v1.SetManagedRolePermissionsRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string role_id = 2;
+   */
+  roleId: string;
+
+  /**
+   * @generated from field: string permissions = 3;
+   */
+  permissions: string;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRolePermissionsRequest.
+ * Use `create(SetManagedRolePermissionsRequestSchema)` to create a new message.
+ */
+export const SetManagedRolePermissionsRequestSchema: GenMessage<SetManagedRolePermissionsRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 2);
+
+/**
+ * @generated from message guilds.v1.SetManagedRolePermissionsResponse
+ */
+export type SetManagedRolePermissionsResponse = Message<"guilds.v1.SetManagedRolePermissionsResponse"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SetManagedRolePermissionsResponse.
+ * Use `create(SetManagedRolePermissionsResponseSchema)` to create a new message.
+ */
+export const SetManagedRolePermissionsResponseSchema: GenMessage<SetManagedRolePermissionsResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 3);
+
+/**
+ * @generated from message guilds.v1.ManagedEmoji
+ */
+export type ManagedEmoji = Message<"guilds.v1.ManagedEmoji"> & {
+  /**
+   * The provider's id for it (a Twitch emote id): what keeps its id across syncs.
+   *
+   * @generated from field: string source_id = 1;
+   */
+  sourceId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool animated = 3;
+   */
+  animated: boolean;
+
+  /**
+   * Only members with one of these roles may use it (a subscriber role); empty: everyone.
+   *
+   * @generated from field: repeated string role_ids = 4;
+   */
+  roleIds: string[];
+
+  /**
+   * Where its image is (the provider's CDN).
+   *
+   * @generated from field: string image_url = 5;
+   */
+  imageUrl: string;
+};
+
+/**
+ * Describes the message guilds.v1.ManagedEmoji.
+ * Use `create(ManagedEmojiSchema)` to create a new message.
+ */
+export const ManagedEmojiSchema: GenMessage<ManagedEmoji> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 4);
+
+/**
+ * @generated from message guilds.v1.SyncManagedEmojisRequest
+ */
+export type SyncManagedEmojisRequest = Message<"guilds.v1.SyncManagedEmojisRequest"> & {
+  /**
+   * @generated from field: string guild_id = 1;
+   */
+  guildId: string;
+
+  /**
+   * @generated from field: string integration_id = 2;
+   */
+  integrationId: string;
+
+  /**
+   * @generated from field: repeated guilds.v1.ManagedEmoji emojis = 3;
+   */
+  emojis: ManagedEmoji[];
+};
+
+/**
+ * Describes the message guilds.v1.SyncManagedEmojisRequest.
+ * Use `create(SyncManagedEmojisRequestSchema)` to create a new message.
+ */
+export const SyncManagedEmojisRequestSchema: GenMessage<SyncManagedEmojisRequest> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 5);
+
+/**
+ * @generated from message guilds.v1.SyncManagedEmojisResponse
+ */
+export type SyncManagedEmojisResponse = Message<"guilds.v1.SyncManagedEmojisResponse"> & {
+  /**
+   * 0, or 10004 unknown guild.
+   *
+   * @generated from field: int32 error_code = 1;
+   */
+  errorCode: number;
+
+  /**
+   * The integration's emojis now.
+   *
+   * @generated from field: repeated guilds.v1.Emoji emojis = 2;
+   */
+  emojis: Emoji[];
+
+  /**
+   * @generated from field: bool changed = 3;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.SyncManagedEmojisResponse.
+ * Use `create(SyncManagedEmojisResponseSchema)` to create a new message.
+ */
+export const SyncManagedEmojisResponseSchema: GenMessage<SyncManagedEmojisResponse> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 6);
+
+/**
  * @generated from message guilds.v1.DeleteManagedRoleRequest
  */
 export type DeleteManagedRoleRequest = Message<"guilds.v1.DeleteManagedRoleRequest"> & {
@@ -99,7 +249,7 @@ export type DeleteManagedRoleRequest = Message<"guilds.v1.DeleteManagedRoleReque
  * Use `create(DeleteManagedRoleRequestSchema)` to create a new message.
  */
 export const DeleteManagedRoleRequestSchema: GenMessage<DeleteManagedRoleRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 2);
+  messageDesc(file_guilds_v1_guilds, 7);
 
 /**
  * @generated from message guilds.v1.DeleteManagedRoleResponse
@@ -116,7 +266,7 @@ export type DeleteManagedRoleResponse = Message<"guilds.v1.DeleteManagedRoleResp
  * Use `create(DeleteManagedRoleResponseSchema)` to create a new message.
  */
 export const DeleteManagedRoleResponseSchema: GenMessage<DeleteManagedRoleResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 3);
+  messageDesc(file_guilds_v1_guilds, 8);
 
 /**
  * @generated from message guilds.v1.SetManagedRoleRequest
@@ -148,7 +298,7 @@ export type SetManagedRoleRequest = Message<"guilds.v1.SetManagedRoleRequest"> &
  * Use `create(SetManagedRoleRequestSchema)` to create a new message.
  */
 export const SetManagedRoleRequestSchema: GenMessage<SetManagedRoleRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 4);
+  messageDesc(file_guilds_v1_guilds, 9);
 
 /**
  * @generated from message guilds.v1.SetManagedRoleResponse
@@ -172,7 +322,7 @@ export type SetManagedRoleResponse = Message<"guilds.v1.SetManagedRoleResponse">
  * Use `create(SetManagedRoleResponseSchema)` to create a new message.
  */
 export const SetManagedRoleResponseSchema: GenMessage<SetManagedRoleResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 5);
+  messageDesc(file_guilds_v1_guilds, 10);
 
 /**
  * @generated from message guilds.v1.UnarchiveThreadRequest
@@ -189,7 +339,7 @@ export type UnarchiveThreadRequest = Message<"guilds.v1.UnarchiveThreadRequest">
  * Use `create(UnarchiveThreadRequestSchema)` to create a new message.
  */
 export const UnarchiveThreadRequestSchema: GenMessage<UnarchiveThreadRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 6);
+  messageDesc(file_guilds_v1_guilds, 11);
 
 /**
  * @generated from message guilds.v1.UnarchiveThreadResponse
@@ -208,7 +358,7 @@ export type UnarchiveThreadResponse = Message<"guilds.v1.UnarchiveThreadResponse
  * Use `create(UnarchiveThreadResponseSchema)` to create a new message.
  */
 export const UnarchiveThreadResponseSchema: GenMessage<UnarchiveThreadResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 7);
+  messageDesc(file_guilds_v1_guilds, 12);
 
 /**
  * @generated from message guilds.v1.StartWebhookThreadRequest
@@ -251,7 +401,7 @@ export type StartWebhookThreadRequest = Message<"guilds.v1.StartWebhookThreadReq
  * Use `create(StartWebhookThreadRequestSchema)` to create a new message.
  */
 export const StartWebhookThreadRequestSchema: GenMessage<StartWebhookThreadRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 8);
+  messageDesc(file_guilds_v1_guilds, 13);
 
 /**
  * @generated from message guilds.v1.StartWebhookThreadResponse
@@ -275,7 +425,7 @@ export type StartWebhookThreadResponse = Message<"guilds.v1.StartWebhookThreadRe
  * Use `create(StartWebhookThreadResponseSchema)` to create a new message.
  */
 export const StartWebhookThreadResponseSchema: GenMessage<StartWebhookThreadResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 9);
+  messageDesc(file_guilds_v1_guilds, 14);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsRequest
@@ -309,7 +459,7 @@ export type CheckPermissionsRequest = Message<"guilds.v1.CheckPermissionsRequest
  * Use `create(CheckPermissionsRequestSchema)` to create a new message.
  */
 export const CheckPermissionsRequestSchema: GenMessage<CheckPermissionsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 10);
+  messageDesc(file_guilds_v1_guilds, 15);
 
 /**
  * @generated from message guilds.v1.CheckPermissionsResponse
@@ -338,7 +488,7 @@ export type CheckPermissionsResponse = Message<"guilds.v1.CheckPermissionsRespon
  * Use `create(CheckPermissionsResponseSchema)` to create a new message.
  */
 export const CheckPermissionsResponseSchema: GenMessage<CheckPermissionsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 11);
+  messageDesc(file_guilds_v1_guilds, 16);
 
 /**
  * @generated from message guilds.v1.GetGuildRequest
@@ -348,6 +498,13 @@ export type GetGuildRequest = Message<"guilds.v1.GetGuildRequest"> & {
    * @generated from field: string guild_id = 1;
    */
   guildId: string;
+
+  /**
+   * With the guild's custom emojis (`emojis`); without, it is left empty (what most callers need).
+   *
+   * @generated from field: bool with_emojis = 2;
+   */
+  withEmojis: boolean;
 };
 
 /**
@@ -355,7 +512,7 @@ export type GetGuildRequest = Message<"guilds.v1.GetGuildRequest"> & {
  * Use `create(GetGuildRequestSchema)` to create a new message.
  */
 export const GetGuildRequestSchema: GenMessage<GetGuildRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 12);
+  messageDesc(file_guilds_v1_guilds, 17);
 
 /**
  * The guild object (GET /guilds/{id}), with its roles.
@@ -514,6 +671,13 @@ export type Guild = Message<"guilds.v1.Guild"> & {
    * @generated from field: string vanity_url_code = 29;
    */
   vanityUrlCode: string;
+
+  /**
+   * The guild's custom emojis (those integrations manage among them).
+   *
+   * @generated from field: repeated guilds.v1.Emoji emojis = 30;
+   */
+  emojis: Emoji[];
 };
 
 /**
@@ -521,7 +685,58 @@ export type Guild = Message<"guilds.v1.Guild"> & {
  * Use `create(GuildSchema)` to create a new message.
  */
 export const GuildSchema: GenMessage<Guild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 13);
+  messageDesc(file_guilds_v1_guilds, 18);
+
+/**
+ * A guild's custom emoji.
+ *
+ * @generated from message guilds.v1.Emoji
+ */
+export type Emoji = Message<"guilds.v1.Emoji"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The roles allowed to use it; empty: everyone.
+   *
+   * @generated from field: repeated string role_ids = 3;
+   */
+  roleIds: string[];
+
+  /**
+   * @generated from field: bool managed = 4;
+   */
+  managed: boolean;
+
+  /**
+   * @generated from field: bool animated = 5;
+   */
+  animated: boolean;
+
+  /**
+   * @generated from field: bool available = 6;
+   */
+  available: boolean;
+
+  /**
+   * @generated from field: bool require_colons = 7;
+   */
+  requireColons: boolean;
+};
+
+/**
+ * Describes the message guilds.v1.Emoji.
+ * Use `create(EmojiSchema)` to create a new message.
+ */
+export const EmojiSchema: GenMessage<Emoji> = /*@__PURE__*/
+  messageDesc(file_guilds_v1_guilds, 19);
 
 /**
  * @generated from message guilds.v1.GetGuildResponse
@@ -543,7 +758,7 @@ export type GetGuildResponse = Message<"guilds.v1.GetGuildResponse"> & {
  * Use `create(GetGuildResponseSchema)` to create a new message.
  */
 export const GetGuildResponseSchema: GenMessage<GetGuildResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 14);
+  messageDesc(file_guilds_v1_guilds, 20);
 
 /**
  * @generated from message guilds.v1.GetChannelRequest
@@ -560,7 +775,7 @@ export type GetChannelRequest = Message<"guilds.v1.GetChannelRequest"> & {
  * Use `create(GetChannelRequestSchema)` to create a new message.
  */
 export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 15);
+  messageDesc(file_guilds_v1_guilds, 21);
 
 /**
  * The channel object of every kind: guild channels, threads, DMs and group DMs. Which fields
@@ -747,7 +962,7 @@ export type Channel = Message<"guilds.v1.Channel"> & {
  * Use `create(ChannelSchema)` to create a new message.
  */
 export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 16);
+  messageDesc(file_guilds_v1_guilds, 22);
 
 /**
  * @generated from message guilds.v1.GetChannelResponse
@@ -769,7 +984,7 @@ export type GetChannelResponse = Message<"guilds.v1.GetChannelResponse"> & {
  * Use `create(GetChannelResponseSchema)` to create a new message.
  */
 export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 17);
+  messageDesc(file_guilds_v1_guilds, 23);
 
 /**
  * @generated from message guilds.v1.GetMemberRequest
@@ -791,7 +1006,7 @@ export type GetMemberRequest = Message<"guilds.v1.GetMemberRequest"> & {
  * Use `create(GetMemberRequestSchema)` to create a new message.
  */
 export const GetMemberRequestSchema: GenMessage<GetMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 18);
+  messageDesc(file_guilds_v1_guilds, 24);
 
 /**
  * A guild member. Timestamps are ISO 8601.
@@ -878,7 +1093,7 @@ export type Member = Message<"guilds.v1.Member"> & {
  * Use `create(MemberSchema)` to create a new message.
  */
 export const MemberSchema: GenMessage<Member> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 19);
+  messageDesc(file_guilds_v1_guilds, 25);
 
 /**
  * @generated from message guilds.v1.GetMemberResponse
@@ -900,7 +1115,7 @@ export type GetMemberResponse = Message<"guilds.v1.GetMemberResponse"> & {
  * Use `create(GetMemberResponseSchema)` to create a new message.
  */
 export const GetMemberResponseSchema: GenMessage<GetMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 20);
+  messageDesc(file_guilds_v1_guilds, 26);
 
 /**
  * @generated from message guilds.v1.AddMemberRequest
@@ -971,7 +1186,7 @@ export type AddMemberRequest = Message<"guilds.v1.AddMemberRequest"> & {
  * Use `create(AddMemberRequestSchema)` to create a new message.
  */
 export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 21);
+  messageDesc(file_guilds_v1_guilds, 27);
 
 /**
  * @generated from message guilds.v1.AddMemberResponse
@@ -1008,7 +1223,7 @@ export type AddMemberResponse = Message<"guilds.v1.AddMemberResponse"> & {
  * Use `create(AddMemberResponseSchema)` to create a new message.
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 22);
+  messageDesc(file_guilds_v1_guilds, 28);
 
 /**
  * @generated from message guilds.v1.RemoveMemberRequest
@@ -1030,7 +1245,7 @@ export type RemoveMemberRequest = Message<"guilds.v1.RemoveMemberRequest"> & {
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 23);
+  messageDesc(file_guilds_v1_guilds, 29);
 
 /**
  * @generated from message guilds.v1.RemoveMemberResponse
@@ -1047,7 +1262,7 @@ export type RemoveMemberResponse = Message<"guilds.v1.RemoveMemberResponse"> & {
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 24);
+  messageDesc(file_guilds_v1_guilds, 30);
 
 /**
  * @generated from message guilds.v1.AddRecipientRequest
@@ -1069,7 +1284,7 @@ export type AddRecipientRequest = Message<"guilds.v1.AddRecipientRequest"> & {
  * Use `create(AddRecipientRequestSchema)` to create a new message.
  */
 export const AddRecipientRequestSchema: GenMessage<AddRecipientRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 25);
+  messageDesc(file_guilds_v1_guilds, 31);
 
 /**
  * @generated from message guilds.v1.AddRecipientResponse
@@ -1100,7 +1315,7 @@ export type AddRecipientResponse = Message<"guilds.v1.AddRecipientResponse"> & {
  * Use `create(AddRecipientResponseSchema)` to create a new message.
  */
 export const AddRecipientResponseSchema: GenMessage<AddRecipientResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 26);
+  messageDesc(file_guilds_v1_guilds, 32);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsRequest
@@ -1129,7 +1344,7 @@ export type ListGuildMemberIdsRequest = Message<"guilds.v1.ListGuildMemberIdsReq
  * Use `create(ListGuildMemberIdsRequestSchema)` to create a new message.
  */
 export const ListGuildMemberIdsRequestSchema: GenMessage<ListGuildMemberIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 27);
+  messageDesc(file_guilds_v1_guilds, 33);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsRequest
@@ -1164,7 +1379,7 @@ export type ListChannelViewerIdsRequest = Message<"guilds.v1.ListChannelViewerId
  * Use `create(ListChannelViewerIdsRequestSchema)` to create a new message.
  */
 export const ListChannelViewerIdsRequestSchema: GenMessage<ListChannelViewerIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 28);
+  messageDesc(file_guilds_v1_guilds, 34);
 
 /**
  * @generated from message guilds.v1.SearchGuildMembersRequest
@@ -1217,7 +1432,7 @@ export type SearchGuildMembersRequest = Message<"guilds.v1.SearchGuildMembersReq
  * Use `create(SearchGuildMembersRequestSchema)` to create a new message.
  */
 export const SearchGuildMembersRequestSchema: GenMessage<SearchGuildMembersRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 29);
+  messageDesc(file_guilds_v1_guilds, 35);
 
 /**
  * @generated from message guilds.v1.SearchGuildMembersResponse
@@ -1243,7 +1458,7 @@ export type SearchGuildMembersResponse = Message<"guilds.v1.SearchGuildMembersRe
  * Use `create(SearchGuildMembersResponseSchema)` to create a new message.
  */
 export const SearchGuildMembersResponseSchema: GenMessage<SearchGuildMembersResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 30);
+  messageDesc(file_guilds_v1_guilds, 36);
 
 /**
  * @generated from message guilds.v1.ListGuildMemberIdsResponse
@@ -1260,7 +1475,7 @@ export type ListGuildMemberIdsResponse = Message<"guilds.v1.ListGuildMemberIdsRe
  * Use `create(ListGuildMemberIdsResponseSchema)` to create a new message.
  */
 export const ListGuildMemberIdsResponseSchema: GenMessage<ListGuildMemberIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 31);
+  messageDesc(file_guilds_v1_guilds, 37);
 
 /**
  * @generated from message guilds.v1.ListChannelViewerIdsResponse
@@ -1277,7 +1492,7 @@ export type ListChannelViewerIdsResponse = Message<"guilds.v1.ListChannelViewerI
  * Use `create(ListChannelViewerIdsResponseSchema)` to create a new message.
  */
 export const ListChannelViewerIdsResponseSchema: GenMessage<ListChannelViewerIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 32);
+  messageDesc(file_guilds_v1_guilds, 38);
 
 /**
  * @generated from message guilds.v1.GetReadyStateRequest
@@ -1294,7 +1509,7 @@ export type GetReadyStateRequest = Message<"guilds.v1.GetReadyStateRequest"> & {
  * Use `create(GetReadyStateRequestSchema)` to create a new message.
  */
 export const GetReadyStateRequestSchema: GenMessage<GetReadyStateRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 33);
+  messageDesc(file_guilds_v1_guilds, 39);
 
 /**
  * @generated from message guilds.v1.GetReadyStateResponse
@@ -1325,7 +1540,7 @@ export type GetReadyStateResponse = Message<"guilds.v1.GetReadyStateResponse"> &
  * Use `create(GetReadyStateResponseSchema)` to create a new message.
  */
 export const GetReadyStateResponseSchema: GenMessage<GetReadyStateResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 34);
+  messageDesc(file_guilds_v1_guilds, 40);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsRequest
@@ -1347,7 +1562,7 @@ export type ListMutualGuildIdsRequest = Message<"guilds.v1.ListMutualGuildIdsReq
  * Use `create(ListMutualGuildIdsRequestSchema)` to create a new message.
  */
 export const ListMutualGuildIdsRequestSchema: GenMessage<ListMutualGuildIdsRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 35);
+  messageDesc(file_guilds_v1_guilds, 41);
 
 /**
  * @generated from message guilds.v1.ListMutualGuildIdsResponse
@@ -1371,7 +1586,7 @@ export type ListMutualGuildIdsResponse = Message<"guilds.v1.ListMutualGuildIdsRe
  * Use `create(ListMutualGuildIdsResponseSchema)` to create a new message.
  */
 export const ListMutualGuildIdsResponseSchema: GenMessage<ListMutualGuildIdsResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 36);
+  messageDesc(file_guilds_v1_guilds, 42);
 
 /**
  * @generated from message guilds.v1.MutualGuild
@@ -1400,7 +1615,7 @@ export type MutualGuild = Message<"guilds.v1.MutualGuild"> & {
  * Use `create(MutualGuildSchema)` to create a new message.
  */
 export const MutualGuildSchema: GenMessage<MutualGuild> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 37);
+  messageDesc(file_guilds_v1_guilds, 43);
 
 /**
  * The platform's role object.
@@ -1489,7 +1704,7 @@ export type Role = Message<"guilds.v1.Role"> & {
  * Use `create(RoleSchema)` to create a new message.
  */
 export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 38);
+  messageDesc(file_guilds_v1_guilds, 44);
 
 /**
  * A channel permission overwrite: type 0 role, 1 member.
@@ -1523,7 +1738,7 @@ export type PermissionOverwrite = Message<"guilds.v1.PermissionOverwrite"> & {
  * Use `create(PermissionOverwriteSchema)` to create a new message.
  */
 export const PermissionOverwriteSchema: GenMessage<PermissionOverwrite> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 39);
+  messageDesc(file_guilds_v1_guilds, 45);
 
 /**
  * @generated from message guilds.v1.ThreadMetadata
@@ -1567,7 +1782,7 @@ export type ThreadMetadata = Message<"guilds.v1.ThreadMetadata"> & {
  * Use `create(ThreadMetadataSchema)` to create a new message.
  */
 export const ThreadMetadataSchema: GenMessage<ThreadMetadata> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 40);
+  messageDesc(file_guilds_v1_guilds, 46);
 
 /**
  * A tag of a forum or media channel.
@@ -1606,7 +1821,7 @@ export type ForumTag = Message<"guilds.v1.ForumTag"> & {
  * Use `create(ForumTagSchema)` to create a new message.
  */
 export const ForumTagSchema: GenMessage<ForumTag> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 41);
+  messageDesc(file_guilds_v1_guilds, 47);
 
 /**
  * @generated from message guilds.v1.DefaultReaction
@@ -1628,7 +1843,7 @@ export type DefaultReaction = Message<"guilds.v1.DefaultReaction"> & {
  * Use `create(DefaultReactionSchema)` to create a new message.
  */
 export const DefaultReactionSchema: GenMessage<DefaultReaction> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 42);
+  messageDesc(file_guilds_v1_guilds, 48);
 
 /**
  * @generated from message guilds.v1.AppliedTags
@@ -1645,7 +1860,7 @@ export type AppliedTags = Message<"guilds.v1.AppliedTags"> & {
  * Use `create(AppliedTagsSchema)` to create a new message.
  */
 export const AppliedTagsSchema: GenMessage<AppliedTags> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 43);
+  messageDesc(file_guilds_v1_guilds, 49);
 
 /**
  * A guild as GUILD_CREATE and READY carry it for one member: the guild, the channels and threads
@@ -1692,7 +1907,7 @@ export type GuildCreate = Message<"guilds.v1.GuildCreate"> & {
  * Use `create(GuildCreateSchema)` to create a new message.
  */
 export const GuildCreateSchema: GenMessage<GuildCreate> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 44);
+  messageDesc(file_guilds_v1_guilds, 50);
 
 /**
  * @generated from message guilds.v1.SetPremiumSubscriptionCountRequest
@@ -1714,7 +1929,7 @@ export type SetPremiumSubscriptionCountRequest = Message<"guilds.v1.SetPremiumSu
  * Use `create(SetPremiumSubscriptionCountRequestSchema)` to create a new message.
  */
 export const SetPremiumSubscriptionCountRequestSchema: GenMessage<SetPremiumSubscriptionCountRequest> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 45);
+  messageDesc(file_guilds_v1_guilds, 51);
 
 /**
  * @generated from message guilds.v1.SetPremiumSubscriptionCountResponse
@@ -1738,7 +1953,7 @@ export type SetPremiumSubscriptionCountResponse = Message<"guilds.v1.SetPremiumS
  * Use `create(SetPremiumSubscriptionCountResponseSchema)` to create a new message.
  */
 export const SetPremiumSubscriptionCountResponseSchema: GenMessage<SetPremiumSubscriptionCountResponse> = /*@__PURE__*/
-  messageDesc(file_guilds_v1_guilds, 46);
+  messageDesc(file_guilds_v1_guilds, 52);
 
 /**
  * The guilds service's contract for other services: permissions, lookups, membership changes
@@ -1895,6 +2110,29 @@ export const GuildsService: GenService<{
     methodKind: "unary";
     input: typeof CreateManagedRoleRequestSchema;
     output: typeof CreateManagedRoleResponseSchema;
+  },
+  /**
+   * A managed role's permissions become these (a bot re-authorized with other permissions);
+   * GUILD_ROLE_UPDATE when they changed. Not found or not managed: `found` false.
+   *
+   * @generated from rpc guilds.v1.GuildsService.SetManagedRolePermissions
+   */
+  setManagedRolePermissions: {
+    methodKind: "unary";
+    input: typeof SetManagedRolePermissionsRequestSchema;
+    output: typeof SetManagedRolePermissionsResponseSchema;
+  },
+  /**
+   * The guild's emojis an integration manages (a Twitch integration's subscriber emotes) become
+   * exactly these, in one transaction: an emoji keeps its id while its `source_id` stays, the
+   * others are made or deleted. GUILD_EMOJIS_UPDATE (every emoji of the guild) when the set changed.
+   *
+   * @generated from rpc guilds.v1.GuildsService.SyncManagedEmojis
+   */
+  syncManagedEmojis: {
+    methodKind: "unary";
+    input: typeof SyncManagedEmojisRequestSchema;
+    output: typeof SyncManagedEmojisResponseSchema;
   },
   /**
    * Deletes a managed role (its integration is gone); not found or not managed: `deleted` false.
