@@ -49,6 +49,40 @@ describe('Accept Invite into a guild with member verification', () => {
     }
   });
 
+  it('when a pending member submits the form, then until then other services refuse them, and after it they take part (GUILD_JOIN_REQUEST_UPDATE on their socket)', async () => {
+    const [owner, joinerP] = await people(2);
+    const { guildId, channelId } = await gatedGuild(owner);
+    const joiner = await online(joinerP);
+    try {
+      await api('POST', `/invites/${await inviteTo(owner, channelId)}`, { token: joiner.token, body: {} });
+      await joiner.ws.takeThrough((d) => d.t === 'GUILD_JOIN_REQUEST_CREATE');
+      // Pending: invites asks guilds' permission check, which leaves them VIEW_CHANNEL and READ_MESSAGE_HISTORY only.
+      const early = await api('POST', `/channels/${channelId}/invites`, { token: joiner.token, body: {} });
+      expect(early.status).toBe(403);
+      expect(early.json).toMatchObject({ code: 50013 });
+      const path = `/guilds/${guildId}/requests/@me`;
+      const unanswered = await api('PUT', path, {
+        token: joiner.token,
+        body: { form_fields: [{ field_type: 'TERMS', label: 'Rules', values: ['Be kind'], required: true, response: false }] },
+      });
+      expect(unanswered.json).toMatchObject({ code: 50035, errors: { form_fields: { 0: { response: expect.anything() } } } });
+      const submitted = await api('PUT', path, {
+        token: joiner.token,
+        body: { form_fields: [{ field_type: 'TERMS', label: 'Rules', values: ['Be kind'], required: true, response: true }] },
+      });
+      expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
+      expect(submitted.json).toMatchObject({ guild_id: guildId, user_id: joiner.id, application_status: 'APPROVED' });
+      await joiner.ws.takeThrough((d) => d.t === 'GUILD_JOIN_REQUEST_UPDATE');
+      const update = joiner.ws.dispatches().find((d) => d.t === 'GUILD_JOIN_REQUEST_UPDATE')!;
+      expect(update.d).toMatchObject({ guild_id: guildId, status: 'APPROVED', request: { id: submitted.json.id } });
+      expect((await api('GET', `/guilds/${guildId}/members/${joiner.id}`, { token: owner.token })).json.pending).toBe(false);
+      const later = await api('POST', `/channels/${channelId}/invites`, { token: joiner.token, body: {} });
+      expect(later.status, JSON.stringify(later.json)).toBe(200);
+    } finally {
+      joiner.ws.close();
+    }
+  });
+
   it('when the invite has IS_APPLICATION_BYPASS, then the member is not pending and no form is shown', async () => {
     const [owner, joiner] = await people(2);
     const { guildId, channelId } = await gatedGuild(owner);

@@ -16,6 +16,7 @@ export * from './events.js';
 export * from './event-stream.js';
 export * from './event-follow.js';
 export * from './outbox.js';
+export { inlineParameters } from './sql.inline.js';
 export * from './outbox.relay.js';
 export { countPending, type PendingEvent } from './outbox.store.js';
 export * from './service.js';

@@ -1,7 +1,8 @@
 import { context, propagation } from '@opentelemetry/api';
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { eventSubject, type DomainEvent, type EventEnvelope } from './events.js';
 import type { SnowflakeGenerator } from './snowflake.js';
+import { inlineParameters } from './sql.inline.js';
 
 /**
  * The channel the relay LISTENs on. A NOTIFY sent inside the producing transaction is delivered
@@ -99,6 +100,27 @@ export class Outbox {
 
   enqueue<DB>(trx: Transaction<DB>, events: DomainEvent[]): Promise<EventEnvelope[]> {
     return enqueueEvents(trx, this.service, events, this.ids);
+  }
+
+  /**
+   * Ends the transaction the caller opened on `conn` (BEGIN on a single connection) with these
+   * events written: the outbox's statement and COMMIT travel in one simple-protocol message when
+   * every value can be written in as a literal (one round trip instead of two), else one after the
+   * other. On failure the transaction is left for the caller to roll back.
+   */
+  async commitWith<DB>(conn: Kysely<DB>, events: DomainEvent[]): Promise<void> {
+    if (events.length === 0) {
+      await sql.raw('COMMIT').execute(conn);
+      return;
+    }
+    const compiled = this.statement(events).compile(conn);
+    const text = inlineParameters(compiled);
+    if (text !== null) {
+      await conn.executeQuery(CompiledQuery.raw(`${text};\nCOMMIT`));
+      return;
+    }
+    await conn.executeQuery(compiled);
+    await sql.raw('COMMIT').execute(conn);
   }
 
   /** The outbox INSERT for a CTE, writing only when `condition` holds (see `outboxInsertWhen`). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../src/db.js';
-import { enqueueEvent, enqueueEvents, OUTBOX_CHANNEL, outboxInsertWhen } from '../../src/outbox.js';
+import { enqueueEvent, enqueueEvents, Outbox, OUTBOX_CHANNEL, outboxInsertWhen } from '../../src/outbox.js';
 import { countPending } from '../../src/outbox.store.js';
 import { SnowflakeGenerator, snowflakeTime } from '../../src/snowflake.js';
 import { readStoredEvents } from '../../src/testing/index.js';
@@ -189,5 +189,48 @@ describe('outboxInsertWhen', () => {
     await waitUntilSent(db);
     expect(await storedIds(nc, subject)).toEqual(envelopes.map((e) => e.id));
     expect(relay.stats).toMatchObject({ published: 2, duplicates: 0 });
+  });
+});
+
+describe('Outbox.commitWith', () => {
+  it('when a transaction ends with events, then they commit with it (quotes, backslashes, control characters alike) and a failure commits nothing', async () => {
+    const { db, url } = await outboxDatabase();
+    const nc = await sharedNats();
+    const { service, subject } = testService(nc);
+    startRelay({ db, databaseUrl: url, nats: nc });
+    const outbox = new Outbox(service, ids);
+    const event = (text: string) => ({ name: 'THING_HAPPENED', audience: { users: ['1'] }, data: { text } });
+    const inTransaction = (fn: (conn: typeof db) => Promise<void>) =>
+      db.connection().execute(async (conn) => {
+        await sql.raw('BEGIN').execute(conn);
+        try {
+          await fn(conn);
+        } catch (err) {
+          await sql.raw('ROLLBACK').execute(conn);
+          throw err;
+        }
+      });
+
+    // Written in as literals (one message): text that would break a naive quoting.
+    await inTransaction((conn) => outbox.commitWith(conn, [event(`it's a \\ back'slash $1 ;COMMIT`), event('second')]));
+    // Control characters travel escaped inside the JSON text.
+    await inTransaction((conn) => outbox.commitWith(conn, [event('a\u0001b')]));
+    // No events: just the COMMIT.
+    await inTransaction((conn) => outbox.commitWith(conn, []));
+    // The outbox statement fails (no such table on this connection's path): nothing commits.
+    await expect(
+      inTransaction(async (conn) => {
+        await sql.raw('SET LOCAL search_path = nowhere').execute(conn);
+        await outbox.commitWith(conn, [event('lost')]);
+      }),
+    ).rejects.toThrow();
+
+    await waitUntilSent(db);
+    const stored = await readStoredEvents(nc, subject);
+    expect(stored.map((s) => (s.envelope as { data: { text: string } }).data.text)).toEqual([
+      `it's a \\ back'slash $1 ;COMMIT`,
+      'second',
+      'a\u0001b',
+    ]);
   });
 });

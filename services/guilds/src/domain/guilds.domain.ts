@@ -38,7 +38,7 @@ export function guildsDomain({ store, users, ids, checker }: GuildsPorts) {
     permissions: new PermissionService(checker),
     managedRoles: new ManagedRolesService(store, ids, channelService, users),
     managedEmojis: new ManagedEmojisService(store, ids),
-    verification: new MemberVerificationService(store),
+    verification: new MemberVerificationService(store, users),
   };
 }
 

@@ -109,6 +109,10 @@ export interface VerificationRepository {
   saveForm(guildId: string, changes: { description?: string | null; form_fields?: unknown[] }): Promise<VerificationForm>;
   /** Starts the user's request (STARTED), replacing one left from an earlier membership. */
   startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord>;
+  /** The user's request, locked until the transaction ends. */
+  lockJoinRequest(guildId: string, userId: string): Promise<JoinRequestRecord | undefined>;
+  /** Records the answers and the request's new status. */
+  submitJoinRequest(id: string, status: JoinRequestRecord['status'], responses: unknown[]): Promise<JoinRequestRecord>;
 }
 
 /** Guests' accesses (guest invites). */

@@ -129,6 +129,8 @@ export interface JoinRequestRecord {
 /** What a member edit writes (roles are set on their own). Timestamps as ISO 8601. */
 export interface MemberColumns {
   nick?: string | null;
+  /** Cleared when the member passes the verification gate. */
+  pending?: boolean;
   mute?: boolean;
   deaf?: boolean;
   communication_disabled_until?: string | null;

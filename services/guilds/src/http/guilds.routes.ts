@@ -7,6 +7,7 @@ import type { RolesService } from '../domain/roles.service.js';
 import {
   createGuildBody,
   guildIdOf,
+  joinRequestBody,
   memberVerificationBody,
   present,
   updateGuildBody,
@@ -93,6 +94,11 @@ export function guildRoutes(
         present(parse(memberVerificationBody, req.body), ['description']) as VerificationChanges,
       ),
     );
+  });
+
+  app.put('/guilds/:guild_id/requests/@me', async (req, res) => {
+    const guildId = guildIdOf(req);
+    res.json(await verification.submit(userIdOf(res), guildId, parse(joinRequestBody, req.body).form_fields));
   });
 
   roleRoutes(app, roles);

@@ -127,6 +127,12 @@ export const memberVerificationBody = z.object({
   description: text(300).nullish(),
 });
 
+/** Create Guild Join Request: the form's fields, each with the applicant's `response`. */
+export const joinRequestBody = z.object({
+  form_fields: z.array(formField.extend({ response: z.union([z.boolean(), z.number().int(), text(1000)]).nullish() })).max(5),
+  version: z.string().datetime({ offset: true }).nullish(),
+});
+
 export const guildParams = z.object({ guild_id: idField });
 export const roleParams = guildParams.extend({ role_id: idField });
 export const userParams = guildParams.extend({ user_id: idField });

@@ -153,6 +153,7 @@ export interface GuildJoinRequestsTable {
   user_id: Id;
   status: string;
   created_at: Generated<Date>;
+  form_responses: Json<unknown[]>;
 }
 
 export interface GuildGuestsTable {

@@ -29,12 +29,35 @@ export class PgVerification implements VerificationRepository {
     return { ...row, form_fields: row.form_fields as unknown[] };
   }
 
+  async lockJoinRequest(guildId: string, userId: string): Promise<JoinRequestRecord | undefined> {
+    const row = await this.db
+      .selectFrom('guild_join_requests')
+      .select(['id', 'guild_id', 'user_id', 'status', 'created_at'])
+      .where('guild_id', '=', guildId)
+      .where('user_id', '=', userId)
+      .forUpdate()
+      .executeTakeFirst();
+    return row as JoinRequestRecord | undefined;
+  }
+
+  async submitJoinRequest(id: string, status: JoinRequestRecord['status'], responses: unknown[]): Promise<JoinRequestRecord> {
+    const row = await this.db
+      .updateTable('guild_join_requests')
+      .set({ status, form_responses: JSON.stringify(responses) })
+      .where('id', '=', id)
+      .returning(['id', 'guild_id', 'user_id', 'status', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return row as JoinRequestRecord;
+  }
+
   async startJoinRequest(request: Pick<JoinRequestRecord, 'id' | 'guild_id' | 'user_id'>): Promise<JoinRequestRecord> {
     const row = await this.db
       .insertInto('guild_join_requests')
       .values({ ...request, status: 'STARTED' })
       .onConflict((oc) =>
-        oc.columns(['guild_id', 'user_id']).doUpdateSet({ id: request.id, status: 'STARTED', created_at: sql<Date>`now()` }),
+        oc
+          .columns(['guild_id', 'user_id'])
+          .doUpdateSet({ id: request.id, status: 'STARTED', created_at: sql<Date>`now()`, form_responses: null }),
       )
       .returningAll()
       .executeTakeFirstOrThrow();

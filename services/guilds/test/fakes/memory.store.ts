@@ -369,6 +369,13 @@ function verificationRepository(s: () => State): VerificationRepository {
       s().joinRequests.set(key(request.guild_id, request.user_id), record);
       return copy(record);
     },
+    lockJoinRequest: async (guildId, userId) => copy(s().joinRequests.get(key(guildId, userId))),
+    async submitJoinRequest(id, status) {
+      const record = [...s().joinRequests.values()].find((r) => r.id === id);
+      if (!record) fail(`no join request ${id}`);
+      record.status = status;
+      return copy(record);
+    },
   };
 }
 

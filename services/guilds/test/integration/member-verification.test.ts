@@ -146,4 +146,98 @@ describe('member verification', () => {
       .execute();
     expect(await check(pending.userId, Permission.SEND_MESSAGES | Permission.ADD_REACTIONS)).toMatchObject({ allowed: true });
   });
+
+  it('when a pending member submits a TERMS-only form (PUT /requests/@me), then the request is APPROVED, they are no longer pending and may take part', async () => {
+    const guild = await createGuild(stack, owner);
+    await api(stack, owner, 'PATCH', `/guilds/${guild.id}/member-verification`, { enabled: true, form_fields: [TERMS] });
+    const channelId = ((await api(stack, owner, 'GET', `/guilds/${guild.id}/channels`)).body as { id: string }[])[0]!.id;
+    const user = await newUser(stack);
+    await stack.grpc.addMember({ guildId: guild.id, userId: user.userId });
+    const path = `/guilds/${guild.id}/requests/@me`;
+    const statusOf = async () =>
+      (
+        await stack.db
+          .selectFrom('guild_join_requests')
+          .select('status')
+          .where('guild_id', '=', guild.id)
+          .where('user_id', '=', user.userId)
+          .executeTakeFirstOrThrow()
+      ).status;
+
+    // Refusals change nothing: the wrong number of fields, an unanswered required one, a field not of the form, broken JSON.
+    expect(await api(stack, user, 'PUT', path, { form_fields: [] })).toMatchObject({
+      status: 400,
+      body: { code: 50035, errors: { form_fields: {} } },
+    });
+    const unanswered = await api(stack, user, 'PUT', path, { form_fields: [{ ...TERMS, response: false }] });
+    expect(unanswered).toMatchObject({
+      status: 400,
+      body: { code: 50035, errors: { form_fields: { 0: { response: { _errors: [{ code: 'BASE_TYPE_REQUIRED' }] } } } } },
+    });
+    const foreign = await api(stack, user, 'PUT', path, { form_fields: [{ ...TERMS, label: 'Something else', response: true }] });
+    expect(foreign).toMatchObject({ status: 400, body: { code: 50035 } });
+    expect((await sendRaw(stack, user, 'PUT', path, '{"form_fields": [')).body).toMatchObject({ code: 50109 });
+    expect(await statusOf()).toBe('STARTED');
+    expect(await outboxEvents(stack, 'GUILD_JOIN_REQUEST_UPDATE', (e) => e.data.guild_id === guild.id)).toEqual([]);
+
+    const submitted = await api(stack, user, 'PUT', path, { form_fields: [{ ...TERMS, response: true }], version: null });
+    expect(submitted).toMatchObject({ status: 200, body: { guild_id: guild.id, user_id: user.userId, application_status: 'APPROVED' } });
+    expect(await statusOf()).toBe('APPROVED');
+    const [update] = await outboxEvents(stack, 'GUILD_JOIN_REQUEST_UPDATE', (e) => e.data.guild_id === guild.id);
+    expect(update).toMatchObject({ audience: { users: [user.userId] }, data: { status: 'APPROVED', request: { id: submitted.body.id } } });
+    const [memberUpdate] = await outboxEvents(
+      stack,
+      'GUILD_MEMBER_UPDATE',
+      (e) => e.data.guild_id === guild.id && e.data.user.id === user.userId,
+    );
+    expect(memberUpdate).toMatchObject({ audience: { guilds: [guild.id] }, data: { pending: false } });
+    const check = await stack.grpc.checkPermissions({
+      userId: user.userId,
+      guildId: guild.id,
+      channelId,
+      required: Permission.SEND_MESSAGES.toString(),
+    });
+    expect(check).toMatchObject({ member: true, allowed: true });
+
+    // Again: the decided request as it is, nothing new heard.
+    expect((await api(stack, user, 'PUT', path, { form_fields: [{ ...TERMS, response: true }] })).body).toMatchObject({
+      application_status: 'APPROVED',
+    });
+    expect(await outboxEvents(stack, 'GUILD_JOIN_REQUEST_UPDATE', (e) => e.data.guild_id === guild.id)).toHaveLength(1);
+  });
+
+  it('when the form asks more than TERMS, then the request waits SUBMITTED and the member stays pending; a stranger or an ungated guild is refused', async () => {
+    const question = { field_type: 'TEXT_INPUT', label: 'Why join?', required: true };
+    const guild = await createGuild(stack, owner);
+    await api(stack, owner, 'PATCH', `/guilds/${guild.id}/member-verification`, { enabled: true, form_fields: [TERMS, question] });
+    const user = await newUser(stack);
+    await stack.grpc.addMember({ guildId: guild.id, userId: user.userId });
+    const path = `/guilds/${guild.id}/requests/@me`;
+    const blank = await api(stack, user, 'PUT', path, {
+      form_fields: [
+        { ...TERMS, response: true },
+        { ...question, response: '  ' },
+      ],
+    });
+    expect(blank).toMatchObject({ status: 400, body: { code: 50035, errors: { form_fields: { 1: { response: {} } } } } });
+    const submitted = await api(stack, user, 'PUT', path, {
+      form_fields: [
+        { ...TERMS, response: true },
+        { ...question, response: 'to test' },
+      ],
+    });
+    expect(submitted).toMatchObject({ status: 200, body: { application_status: 'SUBMITTED' } });
+    expect((await stack.grpc.getMember({ guildId: guild.id, userId: user.userId })).member!.pending).toBe(true);
+    expect(await outboxEvents(stack, 'GUILD_MEMBER_UPDATE', (e) => e.data.guild_id === guild.id)).toEqual([]);
+    const [update] = await outboxEvents(stack, 'GUILD_JOIN_REQUEST_UPDATE', (e) => e.data.guild_id === guild.id);
+    expect(update!.data).toMatchObject({ status: 'SUBMITTED' });
+
+    const stranger = await newUser(stack);
+    expect(await api(stack, stranger, 'PUT', path, { form_fields: [] })).toMatchObject({ status: 404, body: { code: 10004 } });
+    const open = await createGuild(stack, owner);
+    expect(await api(stack, owner, 'PUT', `/guilds/${open.id}/requests/@me`, { form_fields: [] })).toMatchObject({
+      status: 404,
+      body: { code: 10068 },
+    });
+  });
 });

@@ -1,10 +1,10 @@
 import { ApiError } from '@kith/platform';
 import { errorOfCode, inviteErrors } from './invite.errors.js';
-import { inviteDeleteEvent } from './invite.events.js';
 import type { InviteRenderer } from './invite.renderer.js';
-import { InviteFlag, InviteType, Permission, type InviteRecord } from './invite.types.js';
+import { InviteFlag, InviteType, type InviteRecord } from './invite.types.js';
 import type { GuildDirectory, InviteStore, SocialDirectory } from './ports.js';
 import type { TargetUsersService } from './target-users.service.js';
+import { confirmUse } from './use-confirm.js';
 
 export interface AcceptInput {
   /** The gateway session a guest invite's access is bound to. */
@@ -82,11 +82,7 @@ export class InviteAcceptor {
       if (reservation) await this.store.releaseUse(reservation);
       return { invite, newMember: false, pending: outcome.pending };
     }
-    const audience =
-      invite.type === InviteType.GUILD && invite.channel_id && invite.max_uses > 0 && invite.uses + 1 >= invite.max_uses
-        ? await this.guilds.channelUsersWith(invite.channel_id, Permission.MANAGE_CHANNELS)
-        : [];
-    await this.store.confirmUse(code, reservation, (i) => (i.type === InviteType.GUILD ? [inviteDeleteEvent(i, audience)] : []));
+    await confirmUse(this.store, this.guilds, invite, reservation);
     // A guest is not a member: the use counts, but nobody joined.
     return { invite: { ...invite, uses: invite.uses + 1 }, newMember: !outcome.guest, pending: outcome.pending };
   }

@@ -1,7 +1,7 @@
 import type { Logger } from '@kith/platform';
-import { inviteDeleteEvent } from './invite.events.js';
-import { InviteType, Permission } from './invite.types.js';
+import { InviteType } from './invite.types.js';
 import type { GuildDirectory, InviteStore, SocialDirectory, UseReservation } from './ports.js';
+import { confirmUse } from './use-confirm.js';
 
 /** Reservations settled per pass, and how long a pass's claim on them lasts. */
 const BATCH = 100;
@@ -54,10 +54,7 @@ export class UseReconciler {
 
   private async settle(r: UseReservation): Promise<void> {
     if (!(await this.happened(r))) return this.store.releaseUse(r.id);
-    const { invite } = r;
-    const last = invite.type === InviteType.GUILD && invite.channel_id && invite.max_uses > 0 && invite.uses + 1 >= invite.max_uses;
-    const audience = last ? await this.guilds.channelUsersWith(invite.channel_id!, Permission.MANAGE_CHANNELS) : [];
-    await this.store.confirmUse(r.code, r.id, (i) => (i.type === InviteType.GUILD ? [inviteDeleteEvent(i, audience)] : []));
+    await confirmUse(this.store, this.guilds, r.invite, r.id);
   }
 
   /** Whether the join the reservation was for took place. */
