@@ -1,4 +1,6 @@
 import type { ContractUser, DomainEvent } from '@kith/platform';
+import { AuthorizeService } from '../../src/domain/applications/authorize.service.js';
+import { IntegrationsService } from '../../src/domain/integrations/integrations.service.js';
 import type { ApplicationRecord, IntegrationRecord } from '../../src/domain/integrations/model.js';
 import type {
   ApplicationsStorePort,
@@ -13,9 +15,29 @@ import type {
   PrivateChannel,
   SocialPort,
   UsersPort,
+  WebhooksPort,
 } from '../../src/domain/integrations/ports.js';
 
 export const silentLogger = { info() {}, warn() {}, error() {}, debug() {} } as never;
+
+/** The integrations and authorize services over one fake world (ids from 1000), as the module wires them. */
+export function servicesOver(world: World, webhooks?: WebhooksPort): { integrations: IntegrationsService; authorize: AuthorizeService } {
+  let n = 1000;
+  const ids = { next: () => String(n++) };
+  const integrations = new IntegrationsService(world, world.applications(), world, world, undefined, silentLogger);
+  const authorize = new AuthorizeService(
+    world.applications(),
+    world,
+    integrations,
+    world,
+    world,
+    ids,
+    'http://x/authorized',
+    world.codes(),
+    webhooks,
+  );
+  return { integrations, authorize };
+}
 
 export function application(overrides: Partial<ApplicationRecord> = {}): ApplicationRecord {
   return {

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@kith/platform';
-import { application, silentLogger, World } from '../../../test/fakes/integrations.fake.js';
-import { IntegrationsService } from '../integrations/integrations.service.js';
+import { application, servicesOver, World } from '../../../test/fakes/integrations.fake.js';
 import type { ApplicationWebhookRequest, ApplicationWebhookView, WebhooksPort } from '../integrations/ports.js';
-import { AuthorizeService } from './authorize.service.js';
 
 /** The webhooks service as a table: what it was asked to make, and the code it answers. */
 class FakeWebhooks implements WebhooksPort {
@@ -31,21 +29,8 @@ class FakeWebhooks implements WebhooksPort {
 function setup() {
   const world = new World();
   world.apps.set('500', application({ icon: 'appicon' }));
-  let n = 1000;
-  const ids = { next: () => String(n++) };
-  const integrations = new IntegrationsService(world, world.applications(), world, world, undefined, silentLogger);
   const webhooks = new FakeWebhooks();
-  const authorize = new AuthorizeService(
-    world.applications(),
-    world,
-    integrations,
-    world,
-    world,
-    ids,
-    'http://x/authorized',
-    world.codes(),
-    webhooks,
-  );
+  const { authorize } = servicesOver(world, webhooks);
   return { webhooks, authorize };
 }
 

@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { application, silentLogger, World } from '../../../test/fakes/integrations.fake.js';
-import { AuthorizeService } from '../applications/authorize.service.js';
-import { IntegrationsService } from './integrations.service.js';
+import { application, servicesOver, World } from '../../../test/fakes/integrations.fake.js';
 
 function setup() {
   const world = new World();
   world.apps.set('500', application());
-  let n = 1000;
-  const ids = { next: () => String(n++) };
-  const integrations = new IntegrationsService(world, world.applications(), world, world, undefined, silentLogger);
-  const authorize = new AuthorizeService(
-    world.applications(),
-    world,
-    integrations,
-    world,
-    world,
-    ids,
-    'http://x/authorized',
-    world.codes(),
-  );
+  const { integrations, authorize } = servicesOver(world);
   world.member('1', '100', true);
   world.member('1', '101', false);
   return { world, integrations, authorize };
