@@ -30,14 +30,12 @@ import { fmt, measure } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { writeReadmeSection } from './lib/readme.mjs';
 import {
-  CPU_PROF_DIR,
   LOG_LEVEL,
-  cpuProfPreload,
+  cpuProfEnv,
   log,
   machineInfo,
   makeKeys,
   positive,
-  preloadOptions,
   requireBuilt,
   runMain,
   saveResults,
@@ -63,11 +61,7 @@ async function main() {
   await dropDatabases([...new Set(processes(OFFSET, DB_PREFIX).map((p) => `${DB_PREFIX}_${p.name}`))]);
   const keys = makeKeys();
   // BENCH_CPU_PROF=<dir>: every started process writes a CPU profile there (bench/cpu-top.mjs reads it).
-  const env = {};
-  if (CPU_PROF_DIR) {
-    const profile = cpuProfPreload(CPU_PROF_DIR);
-    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
-  }
+  const env = cpuProfEnv();
   const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env });
   const base = system.baseUrl;
   const gatewayUrl = `http://127.0.0.1:${8113 + OFFSET}`;

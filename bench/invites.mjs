@@ -38,14 +38,12 @@ import { fmt, measure, percentile } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
-  CPU_PROF_DIR,
   LOG_LEVEL,
-  cpuProfPreload,
+  cpuProfEnv,
   log,
   machineInfo,
   makeKeys,
   positive,
-  preloadOptions,
   requireBuilt,
   runMain,
   saveResults,
@@ -72,11 +70,7 @@ async function main() {
   requireBuilt(['services/invites/dist/main.js']);
   const loadavgAtStart = os.loadavg();
   await dropDatabases(['auth', 'social', 'guilds', 'invites', 'integrations', 'billing', 'webhooks'].map((s) => `${DB_PREFIX}_${s}`));
-  const env = {};
-  if (CPU_PROF_DIR) {
-    const profile = cpuProfPreload(CPU_PROF_DIR);
-    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
-  }
+  const env = cpuProfEnv();
   const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys: makeKeys(), env });
   log(`system up: ${system.baseUrl}`);
   const origin = new URL(system.baseUrl).origin;

@@ -27,16 +27,14 @@ import { cannon, fmt, measure } from './lib/load.mjs';
 import { cpuMeter } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
-  CPU_PROF_DIR,
   LOG_LEVEL,
   collect,
-  cpuProfPreload,
+  cpuProfEnv,
   log,
   machineInfo,
   makeKeys,
   onCleanup,
   positive,
-  preloadOptions,
   requireBuilt,
   root,
   runMain,
@@ -233,11 +231,7 @@ async function main() {
   const keys = makeKeys();
   const redisPort = REDIS_PORT_BASE + OFFSET;
   const redis = await startRedis(redisPort);
-  const env = { RATE_LIMITS_SCALE: '1', REDIS_URL: redis.url };
-  if (CPU_PROF_DIR) {
-    const profile = cpuProfPreload(CPU_PROF_DIR);
-    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
-  }
+  const env = { RATE_LIMITS_SCALE: '1', REDIS_URL: redis.url, ...cpuProfEnv() };
   log(
     `starting the system with the production rate limits (port offset ${OFFSET}, DB_PREFIX=${DB_PREFIX}, its own Redis on ${redisPort})…`,
   );

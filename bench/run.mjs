@@ -22,13 +22,11 @@ import { cpuMeter, rssKiB, systemProcesses } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
   LOG_LEVEL,
-  CPU_PROF_DIR,
-  cpuProfPreload,
+  cpuProfEnv,
   log,
   machineInfo,
   makeKeys,
   positive,
-  preloadOptions,
   requireBuilt,
   root,
   runMain,
@@ -158,12 +156,7 @@ async function main() {
 
   log(`starting the system (port offset ${OFFSET}, DB_PREFIX=kith_bench, LOG_LEVEL=${LOG_LEVEL})…`);
   const t0 = Date.now();
-  const env = {};
-  if (CPU_PROF_DIR) {
-    const profile = cpuProfPreload(CPU_PROF_DIR);
-    Object.assign(env, profile.env);
-    env.NODE_OPTIONS = preloadOptions([profile.url]);
-  }
+  const env = cpuProfEnv();
   const system = await startSystem({ offset: OFFSET, dbPrefix: 'kith_bench', logLevel: LOG_LEVEL, keys, env });
   log(`system up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${system.baseUrl}`);
   const auth = system.list.find((p) => p.name === 'auth');

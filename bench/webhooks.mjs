@@ -25,14 +25,12 @@ import { fmt, measure, percentile } from './lib/load.mjs';
 import { cpuMeter, rssKiB, systemProcesses } from './lib/proc.mjs';
 import { readmeOff, writeReadmeSection } from './lib/readme.mjs';
 import {
-  CPU_PROF_DIR,
   LOG_LEVEL,
-  cpuProfPreload,
+  cpuProfEnv,
   log,
   machineInfo,
   makeKeys,
   positive,
-  preloadOptions,
   requireBuilt,
   root,
   runMain,
@@ -94,11 +92,7 @@ async function main() {
   const loadavgAtStart = os.loadavg();
   await dropDatabases(['auth', 'social', 'guilds', 'integrations', 'billing', 'invites', 'webhooks'].map((s) => `${DB_PREFIX}_${s}`));
   const keys = makeKeys();
-  const env = {};
-  if (CPU_PROF_DIR) {
-    const profile = cpuProfPreload(CPU_PROF_DIR);
-    Object.assign(env, profile.env, { NODE_OPTIONS: preloadOptions([profile.url]) });
-  }
+  const env = cpuProfEnv();
   const system = await startSystem({ offset: OFFSET, dbPrefix: DB_PREFIX, logLevel: LOG_LEVEL, keys, env });
   const { baseUrl, child, list } = system;
   const meter = cpuMeter(() => systemCpuGroups(system));

@@ -58,6 +58,16 @@ export function cpuProfPreload(dir) {
   return { env: { BENCH_CPU_PROF_DIR: dir }, url: new URL('../cpu-prof.mjs', import.meta.url).href };
 }
 
+/**
+ * The environment startSystem needs for BENCH_CPU_PROF: with it set, every started process writes a
+ * CPU profile there (cpuProfPreload); without it, nothing.
+ */
+export function cpuProfEnv() {
+  if (!CPU_PROF_DIR) return {};
+  const profile = cpuProfPreload(CPU_PROF_DIR);
+  return { ...profile.env, NODE_OPTIONS: preloadOptions([profile.url]) };
+}
+
 /** Ends the run before anything starts when one of these built files (paths from the root) is missing. */
 export function requireBuilt(dists, hint = 'build first (npm run build)') {
   for (const dist of dists) if (!existsSync(path.join(root, dist))) throw new Error(`${dist} is missing: ${hint}`);
