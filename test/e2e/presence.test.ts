@@ -52,6 +52,15 @@ describe('presence (op 3)', () => {
   });
 });
 
+/** The statuses of every PRESENCE_UPDATE of `userId` the socket got, once it has one past its cursor. */
+async function presenceStatuses(watcher: Online, userId: string): Promise<unknown[]> {
+  await watcher.ws.takeThrough(presenceOf(userId));
+  return watcher.ws
+    .dispatches()
+    .filter(presenceOf(userId))
+    .map((d) => d.d.status);
+}
+
 /** The last PRESENCE_UPDATE of `userId` the socket got, once it has one past its cursor. */
 async function nextPresence(watcher: Online, userId: string): Promise<Dispatch | undefined> {
   await watcher.ws.takeThrough(presenceOf(userId));
@@ -111,13 +120,7 @@ describe('presence on connect and at the last disconnect', () => {
       later.close();
       // The first thing the friend hears of the user is their going online with op 3.
       mine.send({ op: 3, d: { status: 'online', since: 0, activities: [], afk: false } });
-      await theirs.ws.takeThrough(presenceOf(me.id));
-      expect(
-        theirs.ws
-          .dispatches()
-          .filter(presenceOf(me.id))
-          .map((d) => d.d.status),
-      ).toEqual(['online']);
+      expect(await presenceStatuses(theirs, me.id)).toEqual(['online']);
     } finally {
       mine.close();
       theirs.ws.close();
@@ -140,13 +143,7 @@ describe('presence on connect and at the last disconnect', () => {
       second.close(1000);
       await second.closed;
       first.close(1000);
-      await theirs.ws.takeThrough(presenceOf(me.id));
-      expect(
-        theirs.ws
-          .dispatches()
-          .filter(presenceOf(me.id))
-          .map((d) => d.d.status),
-      ).toEqual(['dnd', 'offline']);
+      expect(await presenceStatuses(theirs, me.id)).toEqual(['dnd', 'offline']);
     } finally {
       theirs.ws.close();
     }
