@@ -41,12 +41,8 @@ export function outboxStatement(
   events: DomainEvent[],
   ids: SnowflakeGenerator,
 ): { statement: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
-  const headers: Record<string, string> = {};
-  propagation.inject(context.active(), headers);
-  const envelopes = events.map((event) => toEnvelope(service, event, ids));
-  const rows = envelopes.map(
-    (e) => sql`(${e.id}, ${eventSubject(service, e.name)}, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
-  );
+  const { envelopes, headers } = outboxEnvelopes(service, events, ids);
+  const rows = envelopes.map((e) => sql`(${e.id}, ${eventSubject(service, e.name)}, ${JSON.stringify(e)}::jsonb, ${headers}::jsonb)`);
   const statement = sql`WITH inserted AS (INSERT INTO outbox (id, subject, envelope, headers) VALUES ${sql.join(rows)} RETURNING 1)
     SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS one`;
   return { statement, envelopes };
@@ -65,12 +61,10 @@ export function outboxInsertWhen(
   ids: SnowflakeGenerator,
   condition: RawBuilder<unknown>,
 ): { insert: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
-  const headers: Record<string, string> = {};
-  propagation.inject(context.active(), headers);
-  const envelopes = events.map((event) => toEnvelope(service, event, ids));
+  const { envelopes, headers } = outboxEnvelopes(service, events, ids);
   // VALUES in a subquery types its columns itself: the casts keep them the outbox's.
   const rows = envelopes.map(
-    (e) => sql`(${e.id}::bigint, ${eventSubject(service, e.name)}::text, ${JSON.stringify(e)}::jsonb, ${JSON.stringify(headers)}::jsonb)`,
+    (e) => sql`(${e.id}::bigint, ${eventSubject(service, e.name)}::text, ${JSON.stringify(e)}::jsonb, ${headers}::jsonb)`,
   );
   const insert = sql`INSERT INTO outbox (id, subject, envelope, headers)
     SELECT v.id, v.subject, v.envelope, v.headers FROM (VALUES ${sql.join(rows)}) AS v (id, subject, envelope, headers)
@@ -132,6 +126,13 @@ export class Outbox {
   statement(events: DomainEvent[]): RawBuilder<unknown> {
     return outboxStatement(this.service, events, this.ids).statement;
   }
+}
+
+/** The outbox rows' envelopes and the active trace context (as JSON) stored with each of them. */
+function outboxEnvelopes(service: string, events: DomainEvent[], ids: SnowflakeGenerator): { envelopes: EventEnvelope[]; headers: string } {
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  return { envelopes: events.map((event) => toEnvelope(service, event, ids)), headers: JSON.stringify(headers) };
 }
 
 function toEnvelope(service: string, event: DomainEvent, ids: SnowflakeGenerator): EventEnvelope {
