@@ -280,8 +280,6 @@ export interface SubscriptionTx {
 export interface SubscriptionStore {
   list(userId: string, query: SubscriptionQuery): Promise<Subscription[]>;
   get(userId: string, id: string): Promise<Subscription | undefined>;
-  /** Whether the user holds a live subscription to any premium tier. */
-  hasLivePremium(userId: string, premiumSkuIds: string[]): Promise<boolean>;
   /**
    * What a purchase needs to know of the user, in one read: their entitlement credits live at
    * `now`, the payment source `sourceId` if it is theirs (and not removed), their customer at the

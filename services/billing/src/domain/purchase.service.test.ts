@@ -88,9 +88,6 @@ const sourceStore = {
 class FakeStore implements Partial<SubscriptionStore> {
   purchases = new Map<string, { hash: string; state: string; paymentId: string; outcome?: PurchaseOutcome; leased: boolean }>();
   subscriptions = new Map<string, Subscription>();
-  async hasLivePremium() {
-    return false;
-  }
   async purchaseContext(userId: string, sourceId: string | undefined) {
     const source = userId === 'u1' && sourceId === SOURCE.id ? SOURCE : undefined;
     return { credits: [], source, customerId: 'cus_1', livePremium: false };

@@ -106,8 +106,8 @@ export class PurchaseService {
 
   private async purchase(userId: string, loadId: string, hash: string, request: CreateSubscription): Promise<Purchased> {
     // The user's credits, payment source, customer and live premium tier: one read.
-    const asked = await this.catalogue.plans(request.items.map((i) => i.plan_id));
-    const premium = [...asked.values()].some((p) => p.premium_type > 0);
+    const askedPlans = await this.catalogue.plans(request.items.map((i) => i.plan_id));
+    const premium = [...askedPlans.values()].some((p) => p.premium_type > 0);
     const context = await this.store.purchaseContext(userId, request.payment_source_id, this.clock.now(), premium);
     const { plans, priced, currency, used } = await this.quote(request, context.credits);
     if (premium && context.livePremium) throw billingError('ALREADY_SUBSCRIBED');

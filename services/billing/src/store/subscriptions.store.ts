@@ -102,14 +102,6 @@ export class PgSubscriptionStore implements SubscriptionStore {
     return rows[0] && toSubscription(rows[0]);
   }
 
-  async hasLivePremium(userId: string, premiumSkuIds: string[]): Promise<boolean> {
-    if (premiumSkuIds.length === 0) return false;
-    const { rows } = await sql`SELECT 1 FROM subscriptions s JOIN subscription_items i ON i.subscription_id = s.id
-      JOIN plans p ON p.id = i.plan_id JOIN skus k ON k.id = p.sku_id
-      WHERE s.user_id = ${userId} AND s.status <> ${SubscriptionStatus.ENDED} AND k.premium_type > 0 LIMIT 1`.execute(this.db);
-    return rows.length > 0;
-  }
-
   async purchaseContext(userId: string, sourceId: string | undefined, now: Date, premium: boolean): Promise<PurchaseContext> {
     const { rows } = await sql<{
       credits: { id: string; plan_id: string }[];

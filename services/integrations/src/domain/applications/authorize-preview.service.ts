@@ -2,7 +2,7 @@ import { ApiError, userView } from '@kith/platform';
 import { GUILD_SCOPES, KNOWN_SCOPES, MANAGE_GUILD, type ApplicationRecord } from '../integrations/model.js';
 import type { ApplicationsStorePort, GuildsPort, UsersPort } from '../integrations/ports.js';
 import { GUILD_INSTALL } from './authorize.service.js';
-import { checkResponseType, registeredRedirect } from './oauth2-redirect.js';
+import { checkResponseType, formError, registeredRedirect } from './oauth2-redirect.js';
 
 export interface PreviewRequest {
   clientId: string;
@@ -14,8 +14,6 @@ export interface PreviewRequest {
 
 /** The platform's 200-guild membership cap: never more to look through. */
 const MAX_GUILDS = 200;
-
-const formError = (field: string, code: string, message: string) => ApiError.form({ [field]: { code, message } });
 
 /** The application as the authorization screen shows it (a partial application). */
 function previewApplication(app: ApplicationRecord) {

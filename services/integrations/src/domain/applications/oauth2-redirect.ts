@@ -7,7 +7,8 @@ import type { ApplicationRecord } from '../integrations/model.js';
  */
 const RESPONSE_TYPES: ReadonlySet<string> = new Set(['code']);
 
-const formError = (field: string, code: string, message: string) => ApiError.form({ [field]: { code, message } });
+/** A 50035 form error on one field. */
+export const formError = (field: string, code: string, message: string) => ApiError.form({ [field]: { code, message } });
 
 /** 50035 on `response_type` unless it is one the platform's authorization accepts here. */
 export function checkResponseType(responseType: string | undefined): void {
