@@ -4,6 +4,7 @@ export * from './db.js';
 export * from './errors.js';
 export { WorkQueue, type WorkQueueOptions } from './work-queue.js';
 export { LoopbackServer } from './loopback-server.js';
+export { Wakeup } from './wakeup.js';
 export * from './grpc.js';
 export * from './http.js';
 export * from './identity.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '@kith/platform';
+import { Wakeup, type Logger } from '@kith/platform';
 
 /** The queue of requested syncs (see the store): runs the next due one, if any. */
 export interface SyncJobsPort {
@@ -25,8 +25,7 @@ const backoff = (attempts: number): number | null => (attempts >= MAX_ATTEMPTS ?
  * and every `pollMs` for those made elsewhere or due for a retry.
  */
 export class SyncWorker {
-  private notified = false;
-  private wake: (() => void) | undefined;
+  private readonly wakeup = new Wakeup();
   private loop: Promise<void> | undefined;
   private stopped = false;
 
@@ -43,19 +42,18 @@ export class SyncWorker {
 
   /** A sync was requested in this replica: look now rather than at the next poll. */
   notify(): void {
-    this.notified = true;
-    this.wake?.();
+    this.wakeup.notify();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.wakeup.close();
     await this.loop;
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      this.notified = false;
+      this.wakeup.clear();
       let ran = false;
       try {
         ran = await this.jobs.runNext((id, attempts) => this.runner.runSync(id, attempts + 1 >= MAX_ATTEMPTS), backoff);
@@ -63,23 +61,8 @@ export class SyncWorker {
         this.logger.warn({ err }, 'an integration sync failed; it is tried again later');
         ran = true;
       }
-      if (!ran) await this.sleep();
+      // Until the poll interval passes or a request here arrives (one that came during the last look counts).
+      if (!ran) await this.wakeup.sleep(this.pollMs, { acceptsNotify: true });
     }
-  }
-
-  /** Until the poll interval passes or a request here arrives (one that came during the last look counts). */
-  private sleep(): Promise<void> {
-    if (this.notified || this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
-      };
-    });
   }
 }
