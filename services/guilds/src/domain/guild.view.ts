@@ -33,10 +33,6 @@ export function toRole(role: RoleRecord): RoleData {
   };
 }
 
-/**
- * The guild as the contract carries it, with its roles. Presence lives in realtime, which this
- * service does not ask: the presence count is a lower bound of 0 until presence is wired in.
- */
 /** A custom emoji as guilds' contract carries it (custom emojis always need colons). */
 export function toEmoji(emoji: EmojiRecord): EmojiData {
   return {
@@ -50,6 +46,10 @@ export function toEmoji(emoji: EmojiRecord): EmojiData {
   };
 }
 
+/**
+ * The guild as the contract carries it, with its roles. Presence lives in realtime, which this
+ * service does not ask: the presence count is a lower bound of 0 until presence is wired in.
+ */
 export function toGuild(guild: GuildRecord, roles: readonly RoleRecord[], emojis: readonly EmojiRecord[] = []): GuildData {
   return {
     id: guild.id,

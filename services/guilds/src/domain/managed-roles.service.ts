@@ -2,7 +2,7 @@ import type { DomainEvent } from '@kith/platform';
 import type { ChannelService } from './channel.service.js';
 import { renderMember, renderRole } from './guild.view.js';
 import { MAX_ROLES } from './roles.service.js';
-import type { GuildsStore, IdSource, UserDirectory } from './ports.js';
+import type { GuildsStore, GuildsTx, IdSource, UserDirectory } from './ports.js';
 import type { RoleRecord } from './records.js';
 import { userOf } from './user.directory.js';
 
@@ -16,6 +16,14 @@ export interface ManagedRoleOwner {
 const NO_OWNER: ManagedRoleOwner = { permissions: 0n, botId: null, integrationId: null };
 
 export type CreateManagedResult = { error: 0; role: RoleRecord } | { error: 10004 | 30005 };
+
+/** The managed role's permissions become these, with GUILD_ROLE_UPDATE; undefined when they already were. */
+async function withPermissions(tx: GuildsTx, guildId: string, role: RoleRecord, permissions: bigint): Promise<RoleRecord | undefined> {
+  if (BigInt(role.permissions) === permissions) return undefined;
+  const updated = await tx.roles.update(role.id, { permissions });
+  await tx.emit([{ name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } }]);
+  return updated;
+}
 
 /**
  * Roles an integration owns (a streaming integration's subscriber role): made, given, taken and
@@ -45,14 +53,7 @@ export class ManagedRolesService {
           ((owner.botId !== null && r.bot_id === owner.botId) ||
             (owner.integrationId !== null && r.integration_id === owner.integrationId)),
       );
-      if (same) {
-        if (BigInt(same.permissions) === owner.permissions) return { error: 0, role: same };
-        const updated = await tx.roles.update(same.id, { permissions: owner.permissions });
-        await tx.emit([
-          { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } },
-        ]);
-        return { error: 0, role: updated };
-      }
+      if (same) return { error: 0, role: (await withPermissions(tx, guildId, same, owner.permissions)) ?? same };
       if (roles.length >= MAX_ROLES) return { error: 30005 };
       await tx.roles.shiftUp(guildId, 1);
       const role = await tx.roles.insert({
@@ -86,12 +87,7 @@ export class ManagedRolesService {
       if (!(await tx.guilds.lock(guildId))) return { found: false, changed: false };
       const role = await tx.roles.get(guildId, roleId);
       if (!role?.managed) return { found: false, changed: false };
-      if (BigInt(role.permissions) === permissions) return { found: true, changed: false };
-      const updated = await tx.roles.update(roleId, { permissions });
-      await tx.emit([
-        { name: 'GUILD_ROLE_UPDATE', audience: { guilds: [guildId] }, data: { guild_id: guildId, role: renderRole(updated) } },
-      ]);
-      return { found: true, changed: true };
+      return { found: true, changed: (await withPermissions(tx, guildId, role, permissions)) !== undefined };
     });
   }
 

@@ -1,10 +1,10 @@
 import type { ContractUser, DomainEvent } from '@kith/platform';
 import type { GuildPermissionContext, Overwrite } from './permissions.js';
 import type {
-  EmojiRecord,
   BanRecord,
   ChannelPatch,
   ChannelRecord,
+  EmojiRecord,
   GuildColumns,
   GuildRecord,
   GuestRecord,
@@ -213,7 +213,7 @@ export interface PermissionChecker {
   check(userId: string, guildId: string, channelId?: string): Promise<PermissionCheck>;
 }
 
-/** Reads and writes: plain calls outside a transaction, or one transaction's. */
+/** Custom emojis (for now only those integrations manage). */
 export interface EmojiRepository {
   /** The guild's emojis, by id. */
   list(guildId: string): Promise<EmojiRecord[]>;
@@ -226,6 +226,7 @@ export interface EmojiRepository {
   delete(ids: readonly string[]): Promise<void>;
 }
 
+/** Reads and writes: plain calls outside a transaction, or one transaction's. */
 export interface GuildsUnit {
   emojis: EmojiRepository;
   guilds: GuildRepository;

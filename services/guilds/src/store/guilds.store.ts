@@ -10,9 +10,8 @@ export type Db = Kysely<GuildsDatabase>;
 export type Tx = Transaction<GuildsDatabase>;
 
 /** A guild's member count: the sum of its counter slots (see members.store.ts). */
-const memberCount = sql<number>`(SELECT coalesce(sum(c.n), 0)::int FROM guild_member_counts c WHERE c.guild_id = guilds.id)`.as(
-  'member_count',
-);
+const memberCountOfRow = sql<number>`(SELECT coalesce(sum(c.n), 0)::int FROM guild_member_counts c WHERE c.guild_id = guilds.id)`;
+const memberCount = memberCountOfRow.as('member_count');
 
 /** The SQL of guilds. */
 export class PgGuilds implements GuildRepository {
@@ -36,10 +35,10 @@ export class PgGuilds implements GuildRepository {
       return this.db.selectFrom('guilds').selectAll().select(memberCount).where('id', '=', guildId).forKeyShare().executeTakeFirst();
     // The lock first (the outer side of the lateral join), then the guild row: one round trip
     // instead of two. The reads that need the lock (the user's guild count) come in later statements.
-    const { rows } = await sql<GuildRecord & { present: boolean | null }>`
+    const { rows } = await sql<GuildRecord>`
       SELECT g.* FROM (SELECT pg_advisory_xact_lock(${MEMBERSHIP_LOCK_SPACE}, hashtext(${lockingUser}))) AS l
       LEFT JOIN LATERAL (
-        SELECT guilds.*, (SELECT coalesce(sum(c.n), 0)::int FROM guild_member_counts c WHERE c.guild_id = guilds.id) AS member_count
+        SELECT guilds.*, ${memberCountOfRow} AS member_count
         FROM guilds WHERE id = ${guildId} FOR KEY SHARE
       ) AS g ON true`.execute(this.db);
     const row = rows[0];
