@@ -186,12 +186,12 @@ export class AuthorizeService {
         throw joinError(error, 'Cannot add the bot to this guild');
       }
     }
+    const draft = this.appIntegration(userId, app, { guild_id: guildId, channel_id: null }, scopes);
+    // Read before the transaction: inside it, concurrent authorizations of the app wait on its row
+    // holding their pool connections, and a read on the pool from there could wait on them in turn.
+    const ctx = await this.guildIntegrations.context([draft], false, false);
     const kept = await this.integrations.transaction(async (tx) => {
-      const { integration, created } = await tx.upsertApp({
-        ...this.appIntegration(userId, app, { guild_id: guildId, channel_id: null }, scopes),
-        role_id: role,
-      });
-      const ctx = await this.guildIntegrations.context([integration], false, false);
+      const { integration, created } = await tx.upsertApp({ ...draft, role_id: role });
       const view = integrationView(integration, ctx);
       await tx.emit([
         guildIntegrationsUpdate(guildId),

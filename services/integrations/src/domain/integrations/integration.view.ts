@@ -75,7 +75,11 @@ export function integrationView(row: IntegrationRecord, ctx: ViewContext): Recor
 }
 
 /** The user ids a rendering of these rows names: who added each, and each application's bot. */
-export function namedUserIds(rows: IntegrationRecord[], applications: Map<string, ApplicationRecord>, withUser: boolean): string[] {
+export function namedUserIds(
+  rows: Pick<IntegrationRecord, 'application_id' | 'user_id'>[],
+  applications: Map<string, ApplicationRecord>,
+  withUser: boolean,
+): string[] {
   const ids = new Set<string>();
   for (const row of rows) {
     if (withUser && row.user_id) ids.add(row.user_id);

@@ -110,7 +110,11 @@ export class IntegrationsService {
   }
 
   /** What renderings of these rows need, in one read of each kind. */
-  async context(rows: IntegrationRecord[], withUser: boolean, withRoleConnections: boolean): Promise<ViewContext> {
+  async context(
+    rows: Pick<IntegrationRecord, 'application_id' | 'user_id'>[],
+    withUser: boolean,
+    withRoleConnections: boolean,
+  ): Promise<ViewContext> {
     const appIds = [...new Set(rows.flatMap((r) => (r.application_id ? [r.application_id] : [])))];
     const apps = new Map<string, ApplicationRecord>((await this.applications.many(appIds)).map((a) => [a.id, a]));
     const [users, roleConnections] = await Promise.all([
